@@ -1,0 +1,24 @@
+"""`keras_bert_export`: registers a public symbol for `.keras` saving and records its public name."""
+
+import keras
+
+# Public name ("keras_bert.BertEncoder") -> symbol. `tests/api_test.py` checks that every
+# name recorded here is re-exported by `keras_bert/__init__.py`.
+PUBLIC_SYMBOLS = {}
+
+
+def keras_bert_export(path):
+    """Decorator: `@keras_bert_export("keras_bert.BertEncoder")`.
+
+    Keras classes (those with `get_config`) are registered with `keras.saving.register_keras_serializable` under the package
+    `keras_bert`, so `.keras` files name them `keras_bert>BertEncoder` and load without
+    `custom_objects`.
+    """
+
+    def decorator(symbol):
+        if isinstance(symbol, type) and hasattr(symbol, "get_config"):
+            keras.saving.register_keras_serializable(package="keras_bert")(symbol)
+        PUBLIC_SYMBOLS[path] = symbol
+        return symbol
+
+    return decorator

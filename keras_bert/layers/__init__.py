@@ -1,0 +1,9 @@
+"""keras_bert.layers: the building blocks of the encoder and its heads."""
+
+from keras_bert.layers.bert_embeddings import BertEmbeddings
+from keras_bert.layers.classification_head import ClassificationHead
+from keras_bert.layers.masked_lm_head import MaskedLMHead
+from keras_bert.layers.pooler import Pooler
+from keras_bert.layers.self_attention import SelfAttention
+from keras_bert.layers.span_head import SpanHead
+from keras_bert.layers.transformer_encoder import TransformerEncoder

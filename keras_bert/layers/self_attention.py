@@ -1,0 +1,122 @@
+"""`SelfAttention`: BERT's multi-head scaled dot-product self-attention with a padding mask."""
+
+import math
+
+import keras
+from keras import ops
+
+from keras_bert.api_export import keras_bert_export
+
+# Added to the attention scores of padded key positions. google-research/bert uses -10000: after
+# softmax it is exactly 0 in float32, it fits float16, and unlike the dtype's minimum it cannot
+# overflow when added to a score.
+MASK_ADDEND = -10000.0
+
+
+@keras_bert_export("keras_bert.layers.SelfAttention")
+class SelfAttention(keras.layers.Layer):
+    """Multi-head self-attention as in google-research/bert's `attention_layer`.
+
+    Query, key and value are `Dense` projections of width `hidden_size` (kernels `[H, H]`, the
+    layout of the original checkpoints), split into `num_attention_heads` heads; scores are scaled
+    by `1/sqrt(head_size)`, padded keys are masked, and the per-head contexts are concatenated.
+    The output projection lives in `TransformerEncoder`, as in the original.
+
+    Args:
+        num_attention_heads: int. Number of heads; must divide the input width.
+        dropout: float. Dropout on the attention probabilities. Defaults to 0.1.
+        initializer_range: float. Stddev of the truncated-normal initializer. Defaults to 0.02.
+
+    Call arguments:
+        x: float tensor `[batch, seq, hidden]`.
+        padding_mask: bool or int tensor `[batch, seq]`, true/1 for real tokens. Optional.
+        training: bool, enables dropout.
+
+    Returns:
+        float tensor `[batch, seq, hidden]`: the concatenated contexts.
+
+    Example:
+    >>> layer = keras_bert.layers.SelfAttention(num_attention_heads=2)
+    >>> layer(np.ones((3, 7, 8), "float32")).shape
+    (3, 7, 8)
+
+    Reference:
+        Vaswani et al. 2017, "Attention Is All You Need"; Devlin et al. 2018.
+    """
+
+    def __init__(self, num_attention_heads, dropout=0.1, initializer_range=0.02, **kwargs):
+        super().__init__(**kwargs)
+        self.num_attention_heads = num_attention_heads
+        self.dropout = dropout
+        self.initializer_range = initializer_range
+
+    def build(self, x_shape):
+        hidden_size = x_shape[-1]
+        if hidden_size % self.num_attention_heads:
+            raise ValueError(
+                f"Input width {hidden_size} is not a multiple of num_attention_heads="
+                f"{self.num_attention_heads}."
+            )
+        self.head_size = hidden_size // self.num_attention_heads
+        initializer = keras.initializers.TruncatedNormal(stddev=self.initializer_range)
+
+        def dense(name):
+            layer = keras.layers.Dense(
+                hidden_size, kernel_initializer=initializer, dtype=self.dtype_policy, name=name
+            )
+            layer.build(x_shape)
+            return layer
+
+        self.query_dense = dense("query")
+        self.key_dense = dense("key")
+        self.value_dense = dense("value")
+        self.dropout_layer = keras.layers.Dropout(
+            self.dropout, dtype=self.dtype_policy, name="dropout"
+        )
+        self.built = True
+
+    def _split_heads(self, x):
+        # [B, S, H] -> [B, N, S, D]
+        batch, seq = ops.shape(x)[0], ops.shape(x)[1]
+        x = ops.reshape(x, (batch, seq, self.num_attention_heads, self.head_size))  # [B, S, N, D]
+        return ops.transpose(x, (0, 2, 1, 3))  # [B, N, S, D]
+
+    def call(self, x, padding_mask=None, training=None):
+        # Shape legend: B = batch, S = sequence (queries and keys), H = hidden size,
+        # N = number of heads, D = head size (H / N).
+        query = self._split_heads(self.query_dense(x))  # [B, N, S, D]
+        key = self._split_heads(self.key_dense(x))  # [B, N, S, D]
+        value = self._split_heads(self.value_dense(x))  # [B, N, S, D]
+
+        scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2)))  # [B, N, S, S]
+        scores = scores * ops.cast(1.0 / math.sqrt(self.head_size), scores.dtype)
+        if padding_mask is not None:
+            # Real keys add 0, padded keys add MASK_ADDEND; broadcast over heads and queries.
+            keep = ops.cast(padding_mask, scores.dtype)[:, None, None, :]  # [B, 1, 1, S]
+            scores = scores + (1.0 - keep) * ops.cast(MASK_ADDEND, scores.dtype)
+
+        # Softmax in float32 even under mixed precision: float16 exponentials overflow.
+        probs = ops.cast(ops.softmax(ops.cast(scores, "float32"), axis=-1), value.dtype)
+        # Dropping whole attention targets, as the original does.
+        probs = self.dropout_layer(probs, training=training)  # [B, N, S, S]
+
+        context = ops.matmul(probs, value)  # [B, N, S, D]
+        context = ops.transpose(context, (0, 2, 1, 3))  # [B, S, N, D]
+        batch, seq = ops.shape(context)[0], ops.shape(context)[1]
+        return ops.reshape(
+            context, (batch, seq, self.num_attention_heads * self.head_size)
+        )  # [B, S, H]
+
+    def compute_output_shape(self, x_shape, padding_mask_shape=None):
+        return tuple(x_shape)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "num_attention_heads": self.num_attention_heads,
+                "dropout": self.dropout,
+                "initializer_range": self.initializer_range,
+            }
+        )
+        return config

@@ -1,0 +1,1 @@
+"""keras_bert.models: the config, the encoder and the task models."""

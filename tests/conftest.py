@@ -1,0 +1,35 @@
+"""Pytest markers and switches: `large` and `extra_large` tiers, the `jax` backend step."""
+
+import os
+
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--run_large", action="store_true", help="Also run tests marked large.")
+    parser.addoption(
+        "--run_extra_large", action="store_true", help="Also run tests marked extra_large."
+    )
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "large: slow (export, multi-step training); CI runs them.")
+    config.addinivalue_line("markers", "extra_large: needs big local artifacts; off by default.")
+    config.addinivalue_line(
+        "markers", "backend_portable: model tests that must also pass on KERAS_BACKEND=jax."
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    run_large = config.getoption("--run_large") or config.getoption("--run_extra_large")
+    run_extra_large = config.getoption("--run_extra_large")
+    backend = os.environ.get("KERAS_BACKEND", "tensorflow")
+    for item in items:
+        if "large" in item.keywords and not run_large:
+            item.add_marker(pytest.mark.skip(reason="large: pass --run_large"))
+        if "extra_large" in item.keywords and not run_extra_large:
+            item.add_marker(pytest.mark.skip(reason="extra_large: pass --run_extra_large"))
+        if backend != "tensorflow" and "backend_portable" not in item.keywords:
+            item.add_marker(
+                pytest.mark.skip(reason=f"TensorFlow-only test; KERAS_BACKEND={backend}")
+            )

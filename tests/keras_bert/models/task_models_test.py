@@ -1,0 +1,86 @@
+"""Tests for the fine-tuning models: `BertClassifier`, `BertQuestionAnswerer`, `BertTokenClassifier`."""
+
+import keras
+import numpy as np
+import pytest
+
+from keras_bert.models.bert_classifier import BertClassifier
+from keras_bert.models.bert_encoder import BertEncoder
+from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
+from keras_bert.models.bert_token_classifier import BertTokenClassifier
+from tests.test_case import TINY, TestCase, randomize_weights, tiny_inputs
+
+SCCE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+
+class TaskModelsTest(TestCase):
+    def encoder(self, randomize=True):
+        # Random weights make numeric checks meaningful; training tests keep BERT's own init.
+        encoder = BertEncoder(**TINY)
+        if randomize:
+            randomize_weights(encoder, scale=0.2)
+        return encoder
+
+    @pytest.mark.backend_portable
+    def test_classifier_is_the_head_on_the_pooled_output(self):
+        encoder = self.encoder()
+        classifier = BertClassifier(encoder, num_classes=4, dropout=0.0)
+        inputs = tiny_inputs()
+        logits = classifier.predict(inputs, verbose=0)
+        head = classifier.classification_head.dense
+        pooled = encoder.predict(inputs, verbose=0)["pooled_output"]
+        self.assertEqual(logits.shape, (3, 4))
+        self.assertAllClose(logits, pooled @ head.kernel.numpy() + head.bias.numpy(), atol=1e-5)
+
+    @pytest.mark.backend_portable
+    def test_question_answerer_scores_every_position(self):
+        qa = BertQuestionAnswerer(self.encoder())
+        outputs = qa.predict(tiny_inputs(), verbose=0)
+        self.assertEqual(set(outputs), {"start_logits", "end_logits"})
+        self.assertEqual(outputs["start_logits"].shape, (3, 7))
+        self.assertFalse(np.allclose(outputs["start_logits"], outputs["end_logits"]))
+
+    @pytest.mark.backend_portable
+    def test_token_classifier_labels_every_position(self):
+        tagger = BertTokenClassifier(self.encoder(), num_classes=5)
+        self.assertEqual(tagger.predict(tiny_inputs(), verbose=0).shape, (3, 7, 5))
+
+    def test_classifier_fits_a_separable_toy_task(self):
+        classifier = BertClassifier(self.encoder(randomize=False), num_classes=2, dropout=0.0)
+        inputs = tiny_inputs()
+        labels = np.array([0, 1, 1])
+        classifier.compile(optimizer=keras.optimizers.Adam(1e-2), loss=SCCE, metrics=["accuracy"])
+        classifier.fit(inputs, labels, epochs=30, batch_size=3, verbose=0)
+        loss, accuracy = classifier.evaluate(inputs, labels, verbose=0)
+        self.assertEqual(accuracy, 1.0)
+
+    def test_question_answerer_fits_span_labels(self):
+        qa = BertQuestionAnswerer(self.encoder(randomize=False))
+        inputs = tiny_inputs()
+        labels = {"start_logits": np.array([1, 2, 0]), "end_logits": np.array([3, 4, 1])}
+        qa.compile(optimizer=keras.optimizers.Adam(1e-2), loss={"start_logits": SCCE, "end_logits": SCCE})
+        history = qa.fit(inputs, labels, epochs=20, batch_size=3, verbose=0)
+        self.assertLess(history.history["loss"][-1], 0.3 * history.history["loss"][0])
+        outputs = qa.predict(inputs, verbose=0)
+        np.testing.assert_array_equal(outputs["start_logits"].argmax(-1), labels["start_logits"])
+
+    def test_token_classifier_fits_with_padding_weights(self):
+        tagger = BertTokenClassifier(self.encoder(randomize=False), num_classes=5, dropout=0.0)
+        inputs = tiny_inputs()
+        labels = np.random.default_rng(0).integers(0, 5, (3, 7))
+        tagger.compile(optimizer=keras.optimizers.Adam(1e-2), loss=SCCE)
+        history = tagger.fit(
+            inputs, labels, sample_weight=inputs["padding_mask"].astype("float32"),
+            epochs=20, batch_size=3, verbose=0,
+        )
+        self.assertLess(history.history["loss"][-1], 0.5 * history.history["loss"][0])
+
+    def test_serialization_and_saving(self):
+        for model in (
+            BertClassifier(self.encoder(), num_classes=4),
+            BertQuestionAnswerer(self.encoder()),
+            BertTokenClassifier(self.encoder(), num_classes=5),
+        ):
+            with self.subTest(type(model).__name__):
+                self.run_serialization_test(model)
+                self.run_model_saving_test(model, tiny_inputs())
