@@ -3,6 +3,7 @@
 from keras_bert.layers.bert_embeddings import BertEmbeddings
 from keras_bert.layers.classification_head import ClassificationHead
 from keras_bert.layers.masked_lm_head import MaskedLMHead
+from keras_bert.layers.mean_pooling import MeanPooling
 from keras_bert.layers.pooler import Pooler
 from keras_bert.layers.self_attention import SelfAttention
 from keras_bert.layers.span_head import SpanHead

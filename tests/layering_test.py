@@ -1,0 +1,85 @@
+"""Import layering of STYLE.md, checked with `ast`: each failure names the file and the import."""
+
+import ast
+import pathlib
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+STDLIB = set(sys.stdlib_module_names)
+
+# Package -> the first-party and third-party top-level imports it may use (stdlib always allowed).
+ALLOWED = {
+    "keras_bert/layers": {"keras", "numpy", "tensorflow", "keras_bert.api_export", "keras_bert.layers"},
+    "keras_bert/models": {"keras", "numpy", "keras_bert.api_export", "keras_bert.layers", "keras_bert.models"},
+    "keras_bert/tokenization": {
+        "keras", "keras_hub", "numpy", "tensorflow", "tensorflow_text", "keras_bert.api_export",
+        "keras_bert.tokenization",
+    },
+    "keras_bert/checkpoints": {
+        "numpy", "safetensors", "tensorflow", "keras_hub", "keras_bert.checkpoints", "keras_bert.models",
+    },
+    "export": {"keras", "numpy", "tensorflow", "ai_edge_litert", "keras_bert", "export"},
+}
+
+
+def imports_of(path):
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            yield node.lineno, node.module
+
+
+def python_files(*dirs):
+    for d in dirs:
+        yield from sorted((ROOT / d).rglob("*.py"))
+
+
+def allowed(name, rules):
+    return any(name == rule or name.startswith(rule + ".") for rule in rules)
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_package_imports_only_what_its_layer_may(package):
+    rules = ALLOWED[package]
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in python_files(package)
+        for line, name in imports_of(path)
+        if name.split(".")[0] not in STDLIB and not allowed(name, rules)
+    ]
+    assert offenders == []
+
+
+def test_no_private_imports_anywhere():
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in python_files("keras_bert", "export", "tests")
+        for line, name in imports_of(path)
+        if name.startswith(("keras.src", "tensorflow.python", "keras_hub.src"))
+    ]
+    assert offenders == []
+
+
+def test_flags_only_in_cli_modules():
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in python_files("keras_bert", "export")
+        for line, name in imports_of(path)
+        if name.startswith("absl") and path.parent.name != "cli" and path.name != "cli.py"
+    ]
+    assert offenders == []
+
+
+def test_library_never_imports_export():
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in python_files("keras_bert")
+        for line, name in imports_of(path)
+        if name == "export" or name.startswith("export.")
+    ]
+    assert offenders == []
