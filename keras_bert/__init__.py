@@ -11,4 +11,12 @@ from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 from keras_bert.models.bert_token_classifier import BertTokenClassifier
+from keras_bert.tokenization.bert_preprocessor import BertPreprocessor
+from keras_bert.tokenization.bert_tokenizer import BertTokenizer
+from keras_bert.tokenization.packer import BertPacker
+from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
+from keras_bert.tokenization.vocab import load_vocabulary
+from keras_bert.tokenization.vocab import special_token_ids
+from keras_bert.tokenization.vocab import write_vocabulary
+from keras_bert.tokenization.vocab_learning import learn_vocabulary
 from keras_bert.version import __version__

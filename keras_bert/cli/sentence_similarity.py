@@ -69,11 +69,11 @@ def embed(encoder, preprocessor, sentences):
     """L2-normalized mean-pooled sentence embeddings `[n, hidden]` (sentence-transformers recipe)."""
     import numpy as np
 
-    import keras_bert
+    from keras_bert.layers.mean_pooling import MeanPooling
 
     inputs = preprocessor(sentences)
     outputs = encoder.predict(inputs, verbose=0)
-    embeddings = keras_bert.layers.MeanPooling()(
+    embeddings = MeanPooling()(
         outputs["sequence_output"], inputs["padding_mask"]
     ).numpy()
     return embeddings / np.linalg.norm(embeddings, axis=1, keepdims=True)
@@ -83,20 +83,21 @@ def main(argv):
     del argv
     import numpy as np
 
-    import keras_bert
+    from keras_bert.checkpoints.hf_checkpoint import encoder_from_hf_checkpoint
+    from keras_bert.tokenization.bert_preprocessor import BertPreprocessor
 
     model_dir = pathlib.Path(FLAGS.model_dir) if FLAGS.model_dir else default_model_dir()
     sentences = read_sentences(FLAGS.sentences_file)
 
     start = time.perf_counter()
-    encoder = keras_bert.encoder_from_hf_checkpoint(model_dir)
+    encoder = encoder_from_hf_checkpoint(model_dir)
     config = encoder.bert_config
     print(
         f"Converted {model_dir.name if FLAGS.model_dir else 'all-MiniLM-L6-v2'} into a keras_bert "
         f"BertEncoder: {config.num_hidden_layers} layers, hidden {config.hidden_size}, "
         f"{encoder.count_params():,} parameters ({time.perf_counter() - start:.1f} s)."
     )
-    preprocessor = keras_bert.BertPreprocessor(
+    preprocessor = BertPreprocessor(
         os.fspath(model_dir / "vocab.txt"),
         sequence_length=min(FLAGS.max_seq_length, config.max_position_embeddings),
         lowercase=FLAGS.do_lower_case,

@@ -48,7 +48,9 @@ SENTENCES = [
 
 
 def hf_batch(sentences):
-    tokenizer = transformers.BertTokenizerFast(str(MINILM / "vocab.txt"))
+    tokenizer = transformers.BertTokenizerFast.from_pretrained(str(MINILM))
+    # transformers 5 can silently build a tiny vocabulary when the file is not picked up.
+    assert len(tokenizer) == 30522
     return tokenizer(sentences, padding=True, return_tensors="np")
 
 

