@@ -47,7 +47,7 @@ class BertEmbeddings(keras.layers.Layer):
 
     Example:
     >>> layer = keras_bert.layers.BertEmbeddings(23, 8, 16, 2)
-    >>> layer(np.ones((3, 7), "int32"), np.zeros((3, 7), "int32")).shape
+    >>> tuple(layer(np.ones((3, 7), "int32"), np.zeros((3, 7), "int32")).shape)
     (3, 7, 8)
     """
 

@@ -29,7 +29,7 @@ class ClassificationHead(keras.layers.Layer):
 
     Example:
     >>> head = keras_bert.layers.ClassificationHead(num_classes=4)
-    >>> head(np.ones((3, 8), "float32")).shape
+    >>> tuple(head(np.ones((3, 8), "float32")).shape)
     (3, 4)
     """
 

@@ -33,7 +33,7 @@ class MaskedLMHead(keras.layers.Layer):
     Example:
     >>> embedding = keras.layers.Embedding(23, 8)
     >>> head = keras_bert.layers.MaskedLMHead(embedding)
-    >>> head(np.ones((3, 7, 8), "float32"), np.zeros((3, 5), "int32")).shape
+    >>> tuple(head(np.ones((3, 7, 8), "float32"), np.zeros((3, 5), "int32")).shape)
     (3, 5, 23)
     """
 

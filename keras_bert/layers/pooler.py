@@ -19,7 +19,7 @@ class Pooler(keras.layers.Layer):
         float tensor `[batch, hidden]`.
 
     Example:
-    >>> keras_bert.layers.Pooler()(np.ones((3, 7, 8), "float32")).shape
+    >>> tuple(keras_bert.layers.Pooler()(np.ones((3, 7, 8), "float32")).shape)
     (3, 8)
     """
 

@@ -37,7 +37,7 @@ class SelfAttention(keras.layers.Layer):
 
     Example:
     >>> layer = keras_bert.layers.SelfAttention(num_attention_heads=2)
-    >>> layer(np.ones((3, 7, 8), "float32")).shape
+    >>> tuple(layer(np.ones((3, 7, 8), "float32")).shape)
     (3, 7, 8)
 
     Reference:

@@ -24,7 +24,7 @@ class SpanHead(keras.layers.Layer):
 
     Example:
     >>> start, end = keras_bert.layers.SpanHead()(np.ones((3, 7, 8), "float32"))
-    >>> start.shape, end.shape
+    >>> tuple(start.shape), tuple(end.shape)
     ((3, 7), (3, 7))
     """
 

@@ -33,7 +33,7 @@ class TransformerEncoder(keras.layers.Layer):
 
     Example:
     >>> layer = keras_bert.layers.TransformerEncoder(2, 12)
-    >>> layer(np.ones((3, 7, 8), "float32")).shape
+    >>> tuple(layer(np.ones((3, 7, 8), "float32")).shape)
     (3, 7, 8)
     """
 

@@ -48,8 +48,8 @@ class BertEncoder(keras.Model):
     ...     num_attention_heads=2, intermediate_size=12, max_position_embeddings=16)
     >>> outputs = encoder({"token_ids": np.ones((3, 7), "int32"),
     ...     "segment_ids": np.zeros((3, 7), "int32"), "padding_mask": np.ones((3, 7), "int32")})
-    >>> outputs["sequence_output"].shape, outputs["pooled_output"].shape
-    (TensorShape([3, 7, 8]), TensorShape([3, 8]))
+    >>> tuple(outputs["sequence_output"].shape), tuple(outputs["pooled_output"].shape)
+    ((3, 7, 8), (3, 8))
 
     Reference:
         Devlin et al. 2018, "BERT: Pre-training of Deep Bidirectional Transformers for Language

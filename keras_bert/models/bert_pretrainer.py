@@ -33,8 +33,8 @@ class BertPretrainer(BertTask):
     >>> outputs = pretrainer({"token_ids": np.ones((3, 7), "int32"),
     ...     "segment_ids": np.zeros((3, 7), "int32"), "padding_mask": np.ones((3, 7), "int32"),
     ...     "mask_positions": np.ones((3, 5), "int32")})
-    >>> outputs["mlm_logits"].shape, outputs["nsp_logits"].shape
-    (TensorShape([3, 5, 23]), TensorShape([3, 2]))
+    >>> tuple(outputs["mlm_logits"].shape), tuple(outputs["nsp_logits"].shape)
+    ((3, 5, 23), (3, 2))
     """
 
     def __init__(self, encoder, **kwargs):

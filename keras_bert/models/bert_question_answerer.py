@@ -26,8 +26,8 @@ class BertQuestionAnswerer(BertTask):
     >>> qa = keras_bert.BertQuestionAnswerer(encoder)
     >>> outputs = qa({"token_ids": np.ones((3, 7), "int32"),
     ...     "segment_ids": np.zeros((3, 7), "int32"), "padding_mask": np.ones((3, 7), "int32")})
-    >>> outputs["start_logits"].shape
-    TensorShape([3, 7])
+    >>> tuple(outputs["start_logits"].shape)
+    (3, 7)
     """
 
     uses_pooled_output = False
