@@ -202,6 +202,6 @@ def collect_weights(model):
     """The inverse of `assign_weights`: `{tf1_name: np.ndarray}` in the TF1 layout."""
     weights = {}
     for name, (variable, transposed) in tf1_variable_map(model).items():
-        value = np.asarray(variable.numpy() if hasattr(variable, "numpy") else variable)
+        value = np.asarray(variable)
         weights[name] = value.T if transposed else value
     return weights

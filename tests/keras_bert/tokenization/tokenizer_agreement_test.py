@@ -11,6 +11,7 @@ docs/tokenizer_agreement.md (normal and CI runs leave the checkout untouched).
 import datetime
 import os
 import pathlib
+import platform
 import shutil
 import sys
 
@@ -203,6 +204,9 @@ def _write_doc(counts, rows):
             date=datetime.date.today().isoformat(),
             command=COMMAND,
             argv=" ".join(["pytest"] + sys.argv[1:]),
+            machine=platform.machine(),
+            cpus=os.cpu_count(),
+            system=platform.platform(terse=True),
             python=sys.version.split()[0],
             tf=tf.__version__,
             tf_text=tf_text.__version__,
@@ -218,11 +222,12 @@ def _write_doc(counts, rows):
 
 _TEMPLATE = """# Tokenizer agreement
 
-Written by `tests/keras_bert/tokenization/tokenizer_agreement_test.py` on every full run; do not
-edit by hand.
+Written by `tests/keras_bert/tokenization/tokenizer_agreement_test.py` when run with
+KERAS_BERT_UPDATE_DOCS=1 (the command below); do not edit by hand.
 
 - Date: {date}
 - Command: `{command}` (this run: `{argv}`)
+- Machine: {machine}, {cpus} CPU cores ({system})
 - Versions: Python {python}, TensorFlow {tf}, tensorflow-text {tf_text}, transformers {transformers}
 
 Three tokenizers, the same vocab.txt (google's bert-base uncased/cased), ids compared string by
