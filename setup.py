@@ -31,6 +31,10 @@ setuptools.setup(
         "numpy",
         "safetensors",
         "tqdm",
+        # TensorBoard summaries of training runs (tf.summary needs it installed).
+        "tensorboard",
+        # Training-curve plots in docs/ and reports.
+        "matplotlib",
     ],
     extras_require={
         "export": ["ai-edge-litert>=2.3"],

@@ -1,0 +1,62 @@
+"""`--init_checkpoint`: warm-start any keras_bert model from any checkpoint kind we read."""
+
+import json
+import os
+
+import tensorflow as tf
+
+from keras_bert.checkpoints.hf_checkpoint import load_hf_checkpoint
+from keras_bert.checkpoints.tf1_checkpoint import load_tf1_checkpoint
+
+
+def _is_hf_dir(path):
+    return os.path.isdir(path) and os.path.exists(os.path.join(path, "config.json"))
+
+
+def _check_config(model, config_path, path):
+    """Our run directories carry bert_config.json: compare it before reading any tensor."""
+    if not os.path.exists(config_path):
+        return
+    with open(config_path) as f:
+        saved = json.load(f)
+    encoder = getattr(model, "encoder", model)
+    ours = encoder.bert_config.to_dict()
+    differ = {k: (saved[k], ours[k]) for k in ours if k in saved and saved[k] != ours[k]}
+    if differ:
+        details = ", ".join(f"{k}: checkpoint {a} vs model {b}" for k, (a, b) in differ.items())
+        raise ValueError(
+            f"--init_checkpoint {path} was trained with another config ({details}). Pass "
+            f"--bert_config_file={config_path} or a matching checkpoint."
+        )
+
+
+def load_init_checkpoint(model, path):
+    """Loads `path` into `model` for a warm start and returns a short description.
+
+    Accepted: an HF BERT directory (config.json + safetensors); a google-research TF1
+    checkpoint prefix (or a directory with one); a keras_bert training directory or `ckpt-N`
+    prefix (object-based, read through `model.checkpoint_items`, optimizer state ignored). The
+    encoder must match exactly; heads load where both sides have them.
+    """
+    path = os.fspath(path)
+    if _is_hf_dir(path):
+        report = load_hf_checkpoint(model, path)
+        return f"HF checkpoint {path}: {len(report.loaded)} tensors"
+    prefix = tf.train.latest_checkpoint(path) if os.path.isdir(path) else path
+    if prefix is None or not tf.io.gfile.exists(prefix + ".index"):
+        if os.path.isdir(path):
+            report = load_tf1_checkpoint(model, path)  # a directory with one bert_model.ckpt
+            return f"TF1 checkpoint {path}: {len(report.loaded)} tensors"
+        raise FileNotFoundError(
+            f"--init_checkpoint {path}: no checkpoint there (expected a checkpoint prefix with a "
+            ".index file, a training output directory, or an HF model directory)."
+        )
+    names = dict(tf.train.list_variables(prefix))
+    if any(name.startswith("bert/") for name in names):
+        report = load_tf1_checkpoint(model, prefix)
+        return f"TF1 checkpoint {prefix}: {len(report.loaded)} tensors"
+    _check_config(model, os.path.join(os.path.dirname(prefix), "bert_config.json"), path)
+    items = model.checkpoint_items
+    status = tf.train.Checkpoint(**items).read(prefix).expect_partial()
+    status.assert_existing_objects_matched()
+    return f"keras_bert checkpoint {prefix}: {', '.join(sorted(items))}"

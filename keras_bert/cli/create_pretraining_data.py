@@ -1,0 +1,132 @@
+"""Creates masked-LM / next-sentence pretraining TFRecords from text (google-research/bert's flags).
+
+    python -m keras_bert.cli.create_pretraining_data \
+        --input_file='corpus/*.txt' --output_file=out/pretrain.tfrecord --num_output_shards=4 \
+        --vocab_file=vocab.txt --do_lower_case --max_seq_length=128 \
+        --max_predictions_per_seq=20 --masked_lm_prob=0.15 --dupe_factor=5
+
+Input: plain text, one sentence per line, a blank line between documents (make it from raw
+books with `python -m keras_bert.cli.prepare_pretraining_text`). Output: TFRecords with
+google-research/bert's features, readable by its run_pretraining.py and by ours.
+"""
+
+import random
+import time
+
+from absl import app
+from absl import flags
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string("input_file", None, "Input text file(s): comma-separated paths or globs.")
+flags.DEFINE_string(
+    "output_file", None, "Output TFRecord file, or a comma-separated list written round-robin."
+)
+flags.DEFINE_integer(
+    "num_output_shards", 1, "Split --output_file into this many files named <output_file>-0000i-of-0000N."
+)
+flags.DEFINE_string("vocab_file", None, "The vocab.txt the model will be trained with.")
+flags.DEFINE_bool("do_lower_case", True, "Lower-case and strip accents (uncased models).")
+flags.DEFINE_bool("do_whole_word_mask", False, "Mask all WordPieces of a word together.")
+flags.DEFINE_integer("max_seq_length", 128, "Maximum sequence length, [CLS] and [SEP]s included.")
+flags.DEFINE_integer("max_predictions_per_seq", 20, "Maximum masked-LM predictions per sequence.")
+flags.DEFINE_integer("random_seed", 12345, "Random seed for pairing and masking.")
+flags.DEFINE_integer("dupe_factor", 10, "Times to duplicate the input, with different masks.")
+flags.DEFINE_float("masked_lm_prob", 0.15, "Fraction of maskable tokens selected for prediction.")
+flags.DEFINE_float("mask_token_rate", 0.8, "Of the selected tokens, the fraction set to [MASK].")
+flags.DEFINE_float("random_token_rate", 0.1, "Of the selected tokens, the fraction set to a random token.")
+flags.DEFINE_float(
+    "short_seq_prob", 0.1, "Probability of a shorter sequence than the maximum length."
+)
+
+
+def create_pretraining_data(argv_flags):
+    """Runs the whole job from parsed flags; returns the `RecordSummary`."""
+    import keras
+
+    from keras_bert.data.documents import read_text_documents
+    from keras_bert.data.documents import tokenize_documents
+    from keras_bert.data.masking import MaskingPolicy
+    from keras_bert.data.masking import TokenMasker
+    from keras_bert.data.pretraining_dataset import expand_input_files
+    from keras_bert.data.pretraining_instances import create_training_instances
+    from keras_bert.data.pretraining_records import shard_paths
+    from keras_bert.data.pretraining_records import write_pretraining_records
+    from keras_bert.tokenization.bert_tokenizer import BertTokenizer
+    from keras_bert.tokenization.vocab import special_token_ids
+
+    f = argv_flags
+    try:
+        policy = MaskingPolicy(
+            masked_lm_prob=f.masked_lm_prob,
+            max_predictions_per_seq=f.max_predictions_per_seq,
+            mask_token_rate=f.mask_token_rate,
+            random_token_rate=f.random_token_rate,
+            do_whole_word_mask=f.do_whole_word_mask,
+        )
+        input_files = expand_input_files(f.input_file)
+        outputs = shard_paths(f.output_file, f.num_output_shards)
+        tokenizer = BertTokenizer(f.vocab_file, lowercase=f.do_lower_case)
+    except (ValueError, FileNotFoundError) as e:
+        raise app.UsageError(str(e)) from None
+    vocabulary = tokenizer.vocabulary
+    special = special_token_ids(vocabulary)
+
+    start = time.time()
+    print(f"Reading {len(input_files)} file(s)...")
+    try:
+        documents = read_text_documents(input_files)
+    except ValueError as e:
+        raise app.UsageError(f"--input_file: {e}") from None
+    num_sentences = sum(len(d) for d in documents)
+    print(f"{len(documents):,} documents, {num_sentences:,} sentences. Tokenizing...")
+    bar = keras.utils.Progbar(num_sentences, unit_name="sentence")
+    documents = tokenize_documents(documents, tokenizer, progress=bar.update)
+    one_sentence = sum(len(d) == 1 for d in documents)
+    if one_sentence:
+        print(
+            f"Note: {one_sentence:,} document(s) have a single sentence; they only give "
+            "NotNext pairs or pairs split inside the sentence."
+        )
+
+    print(f"Creating instances (dupe_factor={f.dupe_factor})...")
+    try:
+        instances = create_training_instances(
+            documents,
+            TokenMasker(vocabulary, policy),
+            cls_id=special["[CLS]"],
+            sep_id=special["[SEP]"],
+            max_seq_length=f.max_seq_length,
+            dupe_factor=f.dupe_factor,
+            short_seq_prob=f.short_seq_prob,
+            rng=random.Random(f.random_seed),
+        )
+    except ValueError as e:
+        raise app.UsageError(f"--input_file: {e}") from None
+
+    print(f"Writing {len(instances):,} instances to {len(outputs)} file(s)...")
+    bar = keras.utils.Progbar(len(instances), unit_name="instance")
+    summary = write_pretraining_records(
+        instances, outputs, f.max_seq_length, f.max_predictions_per_seq, progress=bar.update
+    )
+    bar.update(summary.instances)
+    print(
+        f"Done in {time.time() - start:.0f} s: {summary.instances:,} instances, "
+        f"{summary.tokens:,} tokens, {summary.masked_tokens:,} masked-LM targets "
+        f"({summary.masked_tokens / max(summary.tokens, 1):.1%} of tokens), "
+        f"{summary.is_next_fraction:.1%} IsNext, {len(summary.files)} shard(s):"
+    )
+    for path in summary.files:
+        print(f"  {path}")
+    return summary
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    create_pretraining_data(FLAGS)
+
+
+if __name__ == "__main__":
+    flags.mark_flags_as_required(["input_file", "output_file", "vocab_file"])
+    app.run(main)

@@ -1,0 +1,183 @@
+"""Pretrains BERT (masked LM + next sentence) on TFRecords, on one device, many, several hosts or a TPU.
+
+    python -m keras_bert.cli.run_pretraining \
+        --input_file='out/pretrain.tfrecord-*' --bert_config_file=bert_config.json \
+        --output_dir=runs/mini --max_seq_length=128 --max_predictions_per_seq=20 \
+        --train_batch_size=32 --num_train_steps=10000 --num_warmup_steps=100 \
+        --learning_rate=1e-4 --save_checkpoints_steps=500
+
+google-research/bert's flag names. Re-running the same command resumes from the latest
+checkpoint in --output_dir (same step, schedule and data position). Phase 2 (longer sequences)
+is the same command with records of the new length, a new --output_dir, and
+--init_checkpoint=<phase-1 output_dir>. Multi-host: run the same command on every host with
+TF_CONFIG set and --distribution_strategy=multi_worker_mirrored. At the end, --output_dir holds
+`bert_model.ckpt` + `bert_config.json` in google's format, which every keras_bert tool and
+google-research/bert's scripts read.
+"""
+
+import json
+import os
+
+from absl import app
+from absl import flags
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string("input_file", None, "Pretraining TFRecords: comma-separated paths or globs.")
+flags.DEFINE_string("bert_config_file", None, "bert_config.json of the model to train.")
+flags.DEFINE_string("init_checkpoint", None, "Warm start: TF1, HF, or keras_bert checkpoint/dir.")
+flags.DEFINE_string("output_dir", None, "Checkpoints, logs, summaries and the final model.")
+flags.DEFINE_integer("max_seq_length", 128, "Sequence length of the records.")
+flags.DEFINE_integer("max_predictions_per_seq", 20, "Masked-LM predictions per record.")
+flags.DEFINE_integer("train_batch_size", 32, "Global batch size per optimizer step.")
+flags.DEFINE_integer("num_train_steps", 100000, "Number of optimizer steps.")
+flags.DEFINE_integer("num_warmup_steps", 10000, "Linear warmup steps.")
+flags.DEFINE_float("learning_rate", 5e-5, "Peak learning rate.")
+flags.DEFINE_integer("save_checkpoints_steps", 1000, "Checkpoint every this many steps.")
+flags.DEFINE_integer("iterations_per_loop", 10, "Steps per compiled loop (between log lines).")
+flags.DEFINE_enum(
+    "distribution_strategy", "one_device",
+    ["one_device", "mirrored", "multi_worker_mirrored", "tpu"], "tf.distribute strategy.",
+)
+flags.DEFINE_string("tpu", None, "TPU name or grpc:// address for --distribution_strategy=tpu.")
+flags.DEFINE_integer(
+    "num_cpu_devices", 0, "Split the CPU into this many logical devices (testing `mirrored`)."
+)
+flags.DEFINE_enum(
+    "mixed_precision", "float32", ["float32", "mixed_float16", "mixed_bfloat16"],
+    "Keras dtype policy; mixed_float16 adds dynamic loss scaling.",
+)
+flags.DEFINE_bool("jit_compile", False, "XLA-compile the forward and backward pass.")
+flags.DEFINE_enum("optimizer", "adamw", ["adamw", "lamb"], "AdamW (BERT) or LAMB (large batch).")
+flags.DEFINE_float("weight_decay_rate", 0.01, "Decoupled weight decay (not on LayerNorm/bias).")
+flags.DEFINE_integer("gradient_accumulation_steps", 1, "Micro-batches per optimizer step.")
+flags.DEFINE_bool("dynamic_masking", False, "Draw new masks every batch (RoBERTa) from --vocab_file.")
+flags.DEFINE_string("vocab_file", None, "vocab.txt, needed with --dynamic_masking.")
+flags.DEFINE_integer("random_seed", 0, "Seed for initialization, data order and dynamic masks.")
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    if FLAGS.num_cpu_devices > 1:
+        import tensorflow as tf
+
+        cpu = tf.config.list_physical_devices("CPU")[0]
+        tf.config.set_logical_device_configuration(
+            cpu, [tf.config.LogicalDeviceConfiguration()] * FLAGS.num_cpu_devices
+        )
+    import keras
+    import tensorflow as tf
+
+    from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
+    from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
+    from keras_bert.data.dynamic_masking import DynamicMasker
+    from keras_bert.data.masking import MaskingPolicy
+    from keras_bert.data.pretraining_dataset import expand_input_files
+    from keras_bert.data.pretraining_dataset import pretraining_dataset
+    from keras_bert.data.pretraining_records import check_pretraining_records
+    from keras_bert.models.bert_config import BertConfig
+    from keras_bert.models.bert_encoder import BertEncoder
+    from keras_bert.models.bert_pretrainer import BertPretrainer
+    from keras_bert.tokenization.vocab import load_vocabulary
+    from keras_bert.training.distribute import get_distribution_strategy
+    from keras_bert.training.optimizer import create_optimizer
+    from keras_bert.training.pretraining_trainer import PretrainingTrainer
+    from keras_bert.training.pretraining_trainer import is_chief
+
+    try:
+        config = BertConfig.from_json_file(FLAGS.bert_config_file)
+        files = expand_input_files(FLAGS.input_file)
+        check_pretraining_records(files, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)
+        if FLAGS.max_seq_length > config.max_position_embeddings:
+            raise ValueError(
+                f"--max_seq_length={FLAGS.max_seq_length} exceeds max_position_embeddings="
+                f"{config.max_position_embeddings} of --bert_config_file."
+            )
+        masker = None
+        if FLAGS.dynamic_masking:
+            if not FLAGS.vocab_file:
+                raise ValueError("--dynamic_masking needs --vocab_file.")
+            masker = DynamicMasker(
+                load_vocabulary(FLAGS.vocab_file),
+                MaskingPolicy(max_predictions_per_seq=FLAGS.max_predictions_per_seq),
+                seed=FLAGS.random_seed,
+            )
+        devices = None
+        if FLAGS.num_cpu_devices > 1 and FLAGS.distribution_strategy == "mirrored":
+            devices = [f"/cpu:{i}" for i in range(FLAGS.num_cpu_devices)]
+        strategy = get_distribution_strategy(
+            FLAGS.distribution_strategy, devices=devices, tpu_address=FLAGS.tpu
+        )
+    except (ValueError, FileNotFoundError) as e:
+        raise app.UsageError(str(e)) from None
+
+    keras.mixed_precision.set_global_policy(FLAGS.mixed_precision)
+    keras.utils.set_random_seed(FLAGS.random_seed)
+    with strategy.scope():
+        model = BertPretrainer(BertEncoder.from_bert_config(config))
+        optimizer = create_optimizer(
+            model,
+            FLAGS.learning_rate,
+            FLAGS.num_train_steps,
+            FLAGS.num_warmup_steps,
+            optimizer=FLAGS.optimizer,
+            weight_decay_rate=FLAGS.weight_decay_rate,
+        )
+        if FLAGS.mixed_precision == "mixed_float16":
+            optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
+    try:
+        trainer = PretrainingTrainer(
+            model,
+            optimizer,
+            strategy,
+            FLAGS.output_dir,
+            FLAGS.train_batch_size,
+            gradient_accumulation_steps=FLAGS.gradient_accumulation_steps,
+            save_checkpoints_steps=FLAGS.save_checkpoints_steps,
+            steps_per_loop=FLAGS.iterations_per_loop,
+            jit_compile=FLAGS.jit_compile,
+        )
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
+
+    chief = is_chief(strategy)
+    resumed = tf.train.latest_checkpoint(FLAGS.output_dir)
+    if chief:
+        os.makedirs(FLAGS.output_dir, exist_ok=True)
+        config.to_json_file(os.path.join(FLAGS.output_dir, "bert_config.json"))
+    if FLAGS.init_checkpoint and not resumed:
+        try:
+            print("Initialized from", load_init_checkpoint(model, FLAGS.init_checkpoint))
+        except (ValueError, FileNotFoundError) as e:
+            raise app.UsageError(f"--init_checkpoint: {e}") from None
+
+    def dataset_fn(context, batch_size, start_batch):
+        return pretraining_dataset(
+            files,
+            batch_size,
+            FLAGS.max_seq_length,
+            FLAGS.max_predictions_per_seq,
+            is_training=True,
+            seed=FLAGS.random_seed,
+            input_context=context,
+            masker=masker,
+            start_batch=start_batch,
+        )
+
+    print(
+        f"Training {config.num_hidden_layers}x{config.hidden_size} BERT on {len(files)} file(s), "
+        f"{strategy.num_replicas_in_sync} replica(s), global batch {FLAGS.train_batch_size}"
+        + (f", resuming from {resumed}" if resumed else "")
+    )
+    metrics = trainer.train(dataset_fn, FLAGS.num_train_steps)
+    if chief:
+        save_tf1_checkpoint(model, os.path.join(FLAGS.output_dir, "bert_model.ckpt"))
+        with open(os.path.join(FLAGS.output_dir, "final_metrics.json"), "w") as f:
+            json.dump({"step": int(trainer.global_step.numpy()), **metrics}, f, indent=1)
+        print("Final:", ", ".join(f"{k} {v:.4g}" for k, v in metrics.items()))
+
+
+if __name__ == "__main__":
+    flags.mark_flags_as_required(["input_file", "bert_config_file", "output_dir"])
+    app.run(main)

@@ -1,0 +1,1 @@
+"""keras_bert.data: pretraining text, NSP instances, MLM masking, TFRecords and tf.data pipelines."""

@@ -1,0 +1,155 @@
+"""Masked-LM masking of one token sequence: selection, 80/10/10 replacement, whole-word option."""
+
+import dataclasses
+import math
+
+import numpy as np
+
+from keras_bert.api_export import keras_bert_export
+
+
+@keras_bert_export("keras_bert.data.MaskingPolicy")
+@dataclasses.dataclass(frozen=True)
+class MaskingPolicy:
+    """How masked-LM training examples are masked (BERT's recipe by default).
+
+    A fraction `masked_lm_prob` of the maskable tokens (every token except `[CLS]`, `[SEP]`,
+    `[PAD]`) is selected as prediction targets, at most `max_predictions_per_seq` per sequence.
+    Each selected token is then replaced by `[MASK]` with probability `mask_token_rate`, by a
+    random vocabulary token with probability `random_token_rate`, and left unchanged otherwise
+    (80/10/10 in the paper: the model cannot rely on seeing `[MASK]`, and must keep a good
+    representation of every observed token because any of them may be a target).
+
+    The number selected per sequence is `n * masked_lm_prob` rounded stochastically (up with
+    probability equal to its fraction), so the selection rate is exact in expectation for any
+    length; google-research/bert rounds `len(tokens) * masked_lm_prob` to nearest instead.
+
+    Args:
+        masked_lm_prob: float in (0, 1]. Defaults to 0.15.
+        max_predictions_per_seq: int >= 1. Defaults to 20 (google's value for length 128).
+        mask_token_rate: float in [0, 1]. Defaults to 0.8.
+        random_token_rate: float in [0, 1], with `mask_token_rate + random_token_rate <= 1`.
+            Defaults to 0.1.
+        do_whole_word_mask: bool. Select whole words: the WordPieces of a word ("##" pieces) are
+            selected together or not at all. Replacement is still decided per token, as in
+            google-research/bert. Defaults to `False`.
+    """
+
+    masked_lm_prob: float = 0.15
+    max_predictions_per_seq: int = 20
+    mask_token_rate: float = 0.8
+    random_token_rate: float = 0.1
+    do_whole_word_mask: bool = False
+
+    def __post_init__(self):
+        if not 0.0 < self.masked_lm_prob <= 1.0:
+            raise ValueError(f"masked_lm_prob must be in (0, 1], got {self.masked_lm_prob}.")
+        if self.max_predictions_per_seq < 1:
+            raise ValueError(
+                f"max_predictions_per_seq must be >= 1, got {self.max_predictions_per_seq}."
+            )
+        rates = (self.mask_token_rate, self.random_token_rate)
+        if min(rates) < 0 or sum(rates) > 1.0 + 1e-9:
+            raise ValueError(
+                "mask_token_rate and random_token_rate must be >= 0 and sum to at most 1 (the "
+                f"rest stay unchanged); got {self.mask_token_rate} and {self.random_token_rate}."
+            )
+
+
+def replacement_token_ids(vocabulary):
+    """Ids a selected token may be randomly replaced with: all but bracketed ones (`[PAD]`, ...)."""
+    ids = np.array(
+        [i for i, t in enumerate(vocabulary) if not (t.startswith("[") and t.endswith("]"))],
+        dtype=np.int64,
+    )
+    if len(ids) == 0:
+        raise ValueError("The vocabulary has no ordinary tokens to use as random replacements.")
+    return ids
+
+
+@keras_bert_export("keras_bert.data.TokenMasker")
+class TokenMasker:
+    """Applies a `MaskingPolicy` to token-id sequences, with a caller-provided `random.Random`.
+
+    Args:
+        vocabulary: list of str tokens (id = position), e.g. from `keras_bert.load_vocabulary`.
+        policy: a `MaskingPolicy`. Defaults to BERT's.
+
+    Random replacements are drawn uniformly from the vocabulary's ordinary tokens: never
+    `[PAD]`, `[CLS]`, `[SEP]`, `[MASK]`, `[UNK]` or any other bracketed token such as
+    `[unused7]` (google-research/bert draws from the whole vocabulary).
+
+    Example:
+    >>> import random
+    >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "dog", "bark", "##s"]
+    >>> masker = keras_bert.data.TokenMasker(vocab, keras_bert.data.MaskingPolicy(
+    ...     masked_lm_prob=1.0, mask_token_rate=1.0, random_token_rate=0.0))
+    >>> masker([2, 5, 6, 7, 8, 3], random.Random(0))
+    ([2, 4, 4, 4, 4, 3], [1, 2, 3, 4], [5, 6, 7, 8])
+    """
+
+    def __init__(self, vocabulary, policy=None):
+        self.policy = policy or MaskingPolicy()
+        self.vocab_size = len(vocabulary)
+        index = {token: i for i, token in enumerate(vocabulary)}
+        missing = [t for t in ("[CLS]", "[SEP]", "[MASK]", "[PAD]") if t not in index]
+        if missing:
+            raise ValueError(f"The vocabulary lacks {missing}; masking needs them.")
+        self.mask_id = index["[MASK]"]
+        self.unmaskable = np.zeros(len(vocabulary), bool)
+        for token in ("[CLS]", "[SEP]", "[PAD]"):
+            self.unmaskable[index[token]] = True
+        self.is_continuation = np.array([t.startswith("##") for t in vocabulary])
+        self.replacement_ids = replacement_token_ids(vocabulary)
+
+    def __call__(self, token_ids, rng):
+        """Masks one sequence.
+
+        Args:
+            token_ids: list of int, the packed sequence (`[CLS] a [SEP] b [SEP]`).
+            rng: `random.Random`, the only source of randomness (reproducible given its seed).
+
+        Returns:
+            `(masked_ids, positions, labels)`: the input ids after replacement (list of int), the
+            selected positions in increasing order, and the original ids at those positions.
+        """
+        policy = self.policy
+        groups = []  # candidate units: single tokens, or the pieces of one word
+        for position, token in enumerate(token_ids):
+            if self.unmaskable[token]:
+                continue
+            if policy.do_whole_word_mask and groups and self.is_continuation[token] and (
+                groups[-1][-1] == position - 1
+            ):
+                groups[-1].append(position)
+            else:
+                groups.append([position])
+        num_candidates = sum(len(g) for g in groups)
+        if num_candidates == 0:
+            return list(token_ids), [], []
+        expected = num_candidates * policy.masked_lm_prob
+        num_to_predict = math.floor(expected) + (rng.random() < expected - math.floor(expected))
+        num_to_predict = min(policy.max_predictions_per_seq, max(1, num_to_predict))
+
+        rng.shuffle(groups)
+        selected = []
+        for group in groups:
+            if len(selected) >= num_to_predict:
+                break
+            # A word that would overshoot the budget is skipped whole rather than split.
+            if len(selected) + len(group) > num_to_predict:
+                continue
+            selected.extend(group)
+        selected.sort()
+
+        masked = list(token_ids)
+        for position in selected:
+            draw = rng.random()
+            if draw < policy.mask_token_rate:
+                masked[position] = self.mask_id
+            elif draw < policy.mask_token_rate + policy.random_token_rate:
+                masked[position] = int(
+                    self.replacement_ids[rng.randrange(len(self.replacement_ids))]
+                )
+            # else: keep the original token, so the model cannot assume observed tokens are right.
+        return masked, selected, [int(token_ids[p]) for p in selected]

@@ -1,0 +1,163 @@
+"""Documents of tokenized sentences to BERT's sentence-pair pretraining instances (NSP + MLM)."""
+
+import dataclasses
+import random
+
+from keras_bert.api_export import keras_bert_export
+
+
+@keras_bert_export("keras_bert.data.TrainingInstance")
+@dataclasses.dataclass(frozen=True)
+class TrainingInstance:
+    """One pretraining example before padding: `[CLS] A [SEP] B [SEP]`, masked.
+
+    Attributes:
+        token_ids: tuple of int, the masked sequence, unpadded.
+        segment_ids: tuple of int, 0 over `[CLS] A [SEP]`, 1 over `B [SEP]`.
+        is_random_next: bool, B came from another document ("NotNext", label 1).
+        masked_lm_positions: tuple of int, the prediction targets, increasing.
+        masked_lm_labels: tuple of int, the original ids at those positions.
+    """
+
+    token_ids: tuple
+    segment_ids: tuple
+    is_random_next: bool
+    masked_lm_positions: tuple
+    masked_lm_labels: tuple
+
+
+def _truncate_pair(tokens_a, tokens_b, max_num_tokens, rng):
+    """Shortens the longer side one token at a time, from a random end (google's rule)."""
+    while len(tokens_a) + len(tokens_b) > max_num_tokens:
+        longer = tokens_a if len(tokens_a) > len(tokens_b) else tokens_b
+        # Dropping from both the front and the back avoids a bias toward sentence starts.
+        if rng.random() < 0.5:
+            del longer[0]
+        else:
+            longer.pop()
+
+
+def _pairs_from_document(documents, index, max_seq_length, short_seq_prob, rng):
+    """Yields `(tokens_a, tokens_b, is_random_next)` for documents[index] (google's algorithm)."""
+    document = documents[index]
+    max_num_tokens = max_seq_length - 3  # [CLS], [SEP], [SEP]
+    # Mostly full-length sequences; sometimes short ones, so fine-tuning on short inputs is not
+    # a distribution shift.
+    target_length = max_num_tokens
+    if rng.random() < short_seq_prob:
+        target_length = rng.randint(2, max_num_tokens)
+
+    chunk, chunk_length, i = [], 0, 0
+    while i < len(document):
+        chunk.append(document[i])
+        chunk_length += len(document[i])
+        if i == len(document) - 1 or chunk_length >= target_length:
+            is_random_next = rng.random() < 0.5
+            if not is_random_next and len(chunk) == 1 and i + 1 < len(document):
+                i += 1  # an IsNext pair needs a second sentence: take the next one
+                chunk.append(document[i])
+            if not is_random_next and len(chunk) == 1 and len(chunk[0]) < 2:
+                is_random_next = True  # a one-token last sentence cannot be split
+            if is_random_next:
+                a_end = 1 if len(chunk) == 1 else rng.randint(1, len(chunk) - 1)
+                tokens_a = [t for sentence in chunk[:a_end] for t in sentence]
+                target_b = target_length - len(tokens_a)
+                # Any other document, uniformly (never this one).
+                other = rng.randrange(len(documents) - 1)
+                other += other >= index
+                random_document = documents[other]
+                tokens_b = []
+                for sentence in random_document[rng.randrange(len(random_document)) :]:
+                    tokens_b.extend(sentence)
+                    if len(tokens_b) >= target_b:
+                        break
+                # The unused sentences of this chunk go back, so no text is wasted.
+                i -= len(chunk) - a_end
+            elif len(chunk) == 1:
+                # The document's last sentence, alone: its two halves are a true continuation.
+                split = rng.randint(1, len(chunk[0]) - 1)
+                tokens_a, tokens_b = list(chunk[0][:split]), list(chunk[0][split:])
+            else:
+                a_end = rng.randint(1, len(chunk) - 1)
+                tokens_a = [t for sentence in chunk[:a_end] for t in sentence]
+                tokens_b = [t for sentence in chunk[a_end:] for t in sentence]
+            _truncate_pair(tokens_a, tokens_b, max_num_tokens, rng)
+            yield tokens_a, tokens_b, is_random_next
+            chunk, chunk_length = [], 0
+        i += 1
+
+
+@keras_bert_export("keras_bert.data.create_training_instances")
+def create_training_instances(
+    documents,
+    masker,
+    cls_id,
+    sep_id,
+    max_seq_length=128,
+    dupe_factor=10,
+    short_seq_prob=0.1,
+    rng=None,
+):
+    """Sentence-pair instances with next-sentence labels and masked-LM targets.
+
+    google-research/bert's recipe: walk each document, gathering sentences up to a target length
+    (the full `max_seq_length - 3`, or with probability `short_seq_prob` a random shorter one);
+    split the gathered sentences at a random point into A and B. With probability 0.5 B is
+    instead taken from a random *other* document ("NotNext") and the unused sentences are put
+    back. The labels are balanced exactly in expectation: google-research/bert makes every
+    one-sentence chunk NotNext, which skews its data toward NotNext (long sentences, short
+    targets, documents' last sentences); here an IsNext chunk of one sentence takes the next
+    sentence as B, or at a document's end is split inside the sentence. The longer side is truncated from a
+    random end until the pair fits; then the pair is packed and masked. The whole corpus is
+    processed `dupe_factor` times, each time with new pairings and masks, and the result is
+    shuffled.
+
+    Args:
+        documents: list of documents; a document is a list of sentences; a sentence a non-empty
+            list of int token ids. At least two documents (NotNext partners come from another
+            document).
+        masker: a `TokenMasker`.
+        cls_id, sep_id: int ids of `[CLS]` and `[SEP]`.
+        max_seq_length: int >= 5. Defaults to 128.
+        dupe_factor: int >= 1. Defaults to 10 (google's value).
+        short_seq_prob: float in [0, 1]. Defaults to 0.1.
+        rng: `random.Random`; defaults to `random.Random(12345)` (google's `--random_seed`).
+
+    Returns:
+        list of `TrainingInstance`, shuffled.
+    """
+    rng = rng or random.Random(12345)
+    documents = [[list(s) for s in doc if len(s)] for doc in documents]
+    documents = [doc for doc in documents if doc]
+    if len(documents) < 2:
+        raise ValueError(
+            f"Next-sentence prediction needs at least 2 non-empty documents, got {len(documents)}. "
+            "Separate documents with a blank line in the input files."
+        )
+    if max_seq_length < 5:
+        raise ValueError(f"max_seq_length must be >= 5 ([CLS] a [SEP] b [SEP]), got {max_seq_length}.")
+    if dupe_factor < 1:
+        raise ValueError(f"dupe_factor must be >= 1, got {dupe_factor}.")
+    if not 0.0 <= short_seq_prob <= 1.0:
+        raise ValueError(f"short_seq_prob must be in [0, 1], got {short_seq_prob}.")
+
+    instances = []
+    for _ in range(dupe_factor):
+        for index in range(len(documents)):
+            for tokens_a, tokens_b, is_random_next in _pairs_from_document(
+                documents, index, max_seq_length, short_seq_prob, rng
+            ):
+                token_ids = [cls_id, *tokens_a, sep_id, *tokens_b, sep_id]
+                segment_ids = [0] * (len(tokens_a) + 2) + [1] * (len(tokens_b) + 1)
+                masked, positions, labels = masker(token_ids, rng)
+                instances.append(
+                    TrainingInstance(
+                        token_ids=tuple(masked),
+                        segment_ids=tuple(segment_ids),
+                        is_random_next=is_random_next,
+                        masked_lm_positions=tuple(positions),
+                        masked_lm_labels=tuple(labels),
+                    )
+                )
+    rng.shuffle(instances)
+    return instances

@@ -1,0 +1,186 @@
+"""TFRecord files of pretraining instances, with google-research/bert's feature names."""
+
+import collections
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from keras_bert.api_export import keras_bert_export
+
+# Feature name -> (dtype, length key). The names and layout are google-research/bert's, so
+# records from its create_pretraining_data.py are read here and ours are read there.
+FEATURES = {
+    "input_ids": (tf.int64, "max_seq_length"),
+    "input_mask": (tf.int64, "max_seq_length"),
+    "segment_ids": (tf.int64, "max_seq_length"),
+    "masked_lm_positions": (tf.int64, "max_predictions_per_seq"),
+    "masked_lm_ids": (tf.int64, "max_predictions_per_seq"),
+    "masked_lm_weights": (tf.float32, "max_predictions_per_seq"),
+    "next_sentence_labels": (tf.int64, None),
+}
+
+RecordSummary = collections.namedtuple(
+    "RecordSummary", ["files", "instances", "tokens", "masked_tokens", "is_next_fraction"]
+)
+
+
+def _padded(values, length):
+    return list(values) + [0] * (length - len(values))
+
+
+def instance_to_example(instance, max_seq_length, max_predictions_per_seq):
+    """A `tf.train.Example` for one `TrainingInstance`, zero-padded to the fixed lengths."""
+    if len(instance.token_ids) > max_seq_length:
+        raise ValueError(
+            f"An instance has {len(instance.token_ids)} tokens, more than max_seq_length="
+            f"{max_seq_length}; create instances with the same max_seq_length."
+        )
+    if len(instance.masked_lm_positions) > max_predictions_per_seq:
+        raise ValueError(
+            f"An instance has {len(instance.masked_lm_positions)} masked positions, more than "
+            f"max_predictions_per_seq={max_predictions_per_seq}."
+        )
+    ints = lambda v: tf.train.Feature(int64_list=tf.train.Int64List(value=v))  # noqa: E731
+    floats = lambda v: tf.train.Feature(float_list=tf.train.FloatList(value=v))  # noqa: E731
+    num_predictions = len(instance.masked_lm_positions)
+    features = {
+        "input_ids": ints(_padded(instance.token_ids, max_seq_length)),
+        "input_mask": ints(_padded([1] * len(instance.token_ids), max_seq_length)),
+        "segment_ids": ints(_padded(instance.segment_ids, max_seq_length)),
+        "masked_lm_positions": ints(_padded(instance.masked_lm_positions, max_predictions_per_seq)),
+        "masked_lm_ids": ints(_padded(instance.masked_lm_labels, max_predictions_per_seq)),
+        # Padded prediction slots get weight 0, so they add nothing to the loss.
+        "masked_lm_weights": floats(_padded([1.0] * num_predictions, max_predictions_per_seq)),
+        "next_sentence_labels": ints([int(instance.is_random_next)]),
+    }
+    return tf.train.Example(features=tf.train.Features(feature=features))
+
+
+def shard_paths(output_file, num_shards):
+    """`output_file` as a comma list (google's form), or split into `num_shards` numbered files."""
+    paths = [p.strip() for p in output_file.split(",") if p.strip()]
+    if num_shards > 1:
+        if len(paths) != 1:
+            raise ValueError("Give one --output_file path when asking for several shards.")
+        paths = [f"{paths[0]}-{i:05d}-of-{num_shards:05d}" for i in range(num_shards)]
+    return paths
+
+
+@keras_bert_export("keras_bert.data.write_pretraining_records")
+def write_pretraining_records(
+    instances, paths, max_seq_length, max_predictions_per_seq, progress=None
+):
+    """Writes instances round-robin over the TFRecord files `paths`. Returns a `RecordSummary`.
+
+    Args:
+        instances: iterable of `TrainingInstance`.
+        paths: list of str output files (their folders are created).
+        max_seq_length, max_predictions_per_seq: int, the padded lengths.
+        progress: optional callable `progress(num_written)`, called every 1,000 instances.
+    """
+    writers = []
+    for path in paths:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        writers.append(tf.io.TFRecordWriter(path))
+    count = tokens = masked = is_next = 0
+    try:
+        for count, instance in enumerate(instances, start=1):
+            example = instance_to_example(instance, max_seq_length, max_predictions_per_seq)
+            writers[(count - 1) % len(writers)].write(example.SerializeToString())
+            tokens += len(instance.token_ids)
+            masked += len(instance.masked_lm_positions)
+            is_next += not instance.is_random_next
+            if progress and count % 1000 == 0:
+                progress(count)
+    finally:
+        for writer in writers:
+            writer.close()
+    return RecordSummary(
+        files=list(paths),
+        instances=count,
+        tokens=tokens,
+        masked_tokens=masked,
+        is_next_fraction=is_next / max(count, 1),
+    )
+
+
+def feature_spec(max_seq_length, max_predictions_per_seq):
+    """`tf.io.parse_example` spec for the pretraining features."""
+    lengths = {"max_seq_length": max_seq_length, "max_predictions_per_seq": max_predictions_per_seq}
+    return {
+        name: tf.io.FixedLenFeature([lengths[key] if key else 1], dtype)
+        for name, (dtype, key) in FEATURES.items()
+    }
+
+
+@keras_bert_export("keras_bert.data.check_pretraining_records")
+def check_pretraining_records(paths, max_seq_length, max_predictions_per_seq):
+    """Reads the first record of each file and checks names and lengths of its features.
+
+    Raises a `ValueError` naming the file, the missing or mis-sized feature, and the flags to
+    change, instead of failing later inside the training graph.
+    """
+    for path in paths:
+        try:
+            first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
+        except tf.errors.DataLossError as e:
+            raise ValueError(f"{path} is not a TFRecord file ({e.message.splitlines()[0]}).") from None
+        if first is None:
+            raise ValueError(f"{path} holds no records; re-create it with create_pretraining_data.")
+        try:
+            example = tf.train.Example.FromString(first.numpy())
+        except Exception:  # noqa: BLE001  (protobuf raises its own DecodeError)
+            raise ValueError(f"{path} does not hold tf.train.Example records.") from None
+        found = example.features.feature
+        missing = [name for name in FEATURES if name not in found]
+        if missing:
+            raise ValueError(
+                f"{path} lacks the pretraining feature(s) {missing} (it has {sorted(found)}). "
+                "Pretraining records need input_ids, input_mask, segment_ids, "
+                "masked_lm_positions, masked_lm_ids, masked_lm_weights and next_sentence_labels, "
+                "as written by create_pretraining_data."
+            )
+        for name, value in feature_spec(max_seq_length, max_predictions_per_seq).items():
+            feature = found[name]
+            size = len(feature.float_list.value) + len(feature.int64_list.value)
+            if size != value.shape[0]:
+                flag = "--max_seq_length" if FEATURES[name][1] == "max_seq_length" else (
+                    "--max_predictions_per_seq"
+                )
+                raise ValueError(
+                    f"{path}: feature {name} has length {size}, but {flag} gives "
+                    f"{value.shape[0]}. Pass the values the records were created with."
+                )
+
+
+def parse_pretraining_batch(serialized, max_seq_length, max_predictions_per_seq):
+    """Parses a batch of records into int32 model inputs and labels (int64 on disk).
+
+    Returns `(inputs, labels)`: `inputs` holds `token_ids`, `segment_ids`, `padding_mask`,
+    `mask_positions`; `labels` holds `masked_lm_ids`, `masked_lm_weights`,
+    `next_sentence_labels` (`[batch]`).
+    """
+    parsed = tf.io.parse_example(serialized, feature_spec(max_seq_length, max_predictions_per_seq))
+    # TFRecords only store int64; the model (and TPUs) want int32.
+    as_int32 = {k: tf.cast(v, tf.int32) for k, v in parsed.items() if v.dtype == tf.int64}
+    inputs = {
+        "token_ids": as_int32["input_ids"],
+        "segment_ids": as_int32["segment_ids"],
+        "padding_mask": as_int32["input_mask"],
+        "mask_positions": as_int32["masked_lm_positions"],
+    }
+    labels = {
+        "masked_lm_ids": as_int32["masked_lm_ids"],
+        "masked_lm_weights": parsed["masked_lm_weights"],
+        "next_sentence_labels": as_int32["next_sentence_labels"][:, 0],
+    }
+    return inputs, labels
+
+
+def read_records(path, max_seq_length, max_predictions_per_seq):
+    """All records of one file as a dict of NumPy arrays (for tests and inspection)."""
+    dataset = tf.data.TFRecordDataset(path).batch(1 << 30)
+    serialized = next(iter(dataset))
+    parsed = tf.io.parse_example(serialized, feature_spec(max_seq_length, max_predictions_per_seq))
+    return {k: np.asarray(v) for k, v in parsed.items()}

@@ -1,0 +1,52 @@
+"""tf.distribute strategies by name (`--distribution_strategy`), and batch-size checks."""
+
+import tensorflow as tf
+
+from keras_bert.api_export import keras_bert_export
+
+STRATEGIES = ("one_device", "mirrored", "multi_worker_mirrored", "tpu")
+
+
+@keras_bert_export("keras_bert.training.get_distribution_strategy")
+def get_distribution_strategy(name="one_device", devices=None, tpu_address=None):
+    """A `tf.distribute.Strategy` by name.
+
+    Args:
+        name: `one_device` (the first GPU, else the CPU), `mirrored` (all local GPUs, or
+            `devices`), `multi_worker_mirrored` (hosts from the `TF_CONFIG` environment
+            variable; each host runs the same command), `tpu` (a Cloud TPU at `tpu_address`,
+            or the local one).
+        devices: optional list of device names for `mirrored` (e.g. two logical CPUs).
+        tpu_address: str for `tpu`: a name, `grpc://` address or `local`.
+    """
+    if name == "one_device":
+        gpus = tf.config.list_logical_devices("GPU")
+        return tf.distribute.OneDeviceStrategy(gpus[0].name if gpus else "/cpu:0")
+    if name == "mirrored":
+        return tf.distribute.MirroredStrategy(devices)
+    if name == "multi_worker_mirrored":
+        return tf.distribute.MultiWorkerMirroredStrategy()
+    if name == "tpu":
+        try:
+            resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=tpu_address or "")
+            tf.config.experimental_connect_to_cluster(resolver)
+            tf.tpu.experimental.initialize_tpu_system(resolver)
+        except (ValueError, tf.errors.OpError) as e:
+            raise ValueError(
+                f"--distribution_strategy=tpu: no TPU found at {tpu_address or '(local)'!r} "
+                f"({str(e).splitlines()[0]}). Pass --tpu=<name or grpc://address> on a TPU VM."
+            ) from None
+        return tf.distribute.TPUStrategy(resolver)
+    raise ValueError(f"Unknown distribution strategy {name!r}; use one of {STRATEGIES}.")
+
+
+def per_replica_batch_size(global_batch_size, strategy, accumulation_steps=1):
+    """The batch one replica computes per micro-step; errors if it does not divide evenly."""
+    replicas = strategy.num_replicas_in_sync
+    if global_batch_size % (replicas * accumulation_steps):
+        raise ValueError(
+            f"--train_batch_size={global_batch_size} must be divisible by the number of replicas "
+            f"({replicas}) times --gradient_accumulation_steps ({accumulation_steps}). Use e.g. "
+            f"{(global_batch_size // (replicas * accumulation_steps) + 1) * replicas * accumulation_steps}."
+        )
+    return global_batch_size // (replicas * accumulation_steps)

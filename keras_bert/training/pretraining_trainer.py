@@ -1,0 +1,250 @@
+"""The distributed pretraining loop: exact global loss, clipping, accumulation, checkpoints, resume."""
+
+import json
+import os
+import shutil
+import time
+
+import keras
+import tensorflow as tf
+
+from keras_bert.api_export import keras_bert_export
+from keras_bert.training.pretraining_loss import PretrainingSums
+from keras_bert.training.pretraining_loss import pretraining_metrics
+from keras_bert.training.pretraining_loss import pretraining_sums
+
+
+def is_chief(strategy):
+    """Whether this process writes checkpoints, summaries and logs (always, off multi-worker)."""
+    resolver = getattr(strategy, "cluster_resolver", None)
+    if resolver is None or not resolver.task_type:
+        return True
+    if resolver.task_type == "chief":
+        return True
+    has_chief = "chief" in resolver.cluster_spec().as_dict()
+    return resolver.task_type == "worker" and resolver.task_id == 0 and not has_chief
+
+
+@keras_bert_export("keras_bert.training.PretrainingTrainer")
+class PretrainingTrainer:
+    """Trains a `BertPretrainer` on masked-LM + NSP with a custom loop around `strategy.run`.
+
+    A custom loop rather than `model.fit`, because Keras 3 `fit` fails under
+    `MultiWorkerMirroredStrategy` (keras-team/keras#20585) and because exactness needs control of
+    where gradients are reduced: each replica computes gradients of its share of the *global*
+    loss (masked-LM sums divided by the global number of targets, NSP by the global batch), the
+    gradients are summed over replicas and accumulation steps, clipped by their global norm
+    (BERT: 1.0) and applied once. The result equals one device running the same global batch.
+    The model stays an ordinary Keras model that can also be `fit` on one host.
+
+    Args:
+        model: a `BertPretrainer` built under `strategy.scope()`.
+        optimizer: built under the same scope (`create_optimizer`); a
+            `keras.optimizers.LossScaleOptimizer` for `mixed_float16`.
+        strategy: a `tf.distribute.Strategy`.
+        output_dir: str. Checkpoints (`ckpt-<step>`), TensorBoard summaries (`train/`),
+            `train_log.jsonl` (one line of metrics per log interval) and, at the end, the
+            google-format `bert_model.ckpt` + `bert_config.json`.
+        train_batch_size: int, the global batch per optimizer step.
+        gradient_accumulation_steps: int, micro-batches per step. Defaults to 1.
+        save_checkpoints_steps: int. Defaults to 1000.
+        steps_per_loop: int, steps per compiled loop call (between logs). Defaults to 10.
+        clip_norm: float, global-norm clipping. Defaults to 1.0.
+        jit_compile: bool, XLA-compile the forward and backward pass. Defaults to `False`.
+        max_checkpoints_to_keep: int. Defaults to 5.
+        verbose: bool, show a progress bar (chief only). Defaults to `True`.
+    """
+
+    def __init__(
+        self,
+        model,
+        optimizer,
+        strategy,
+        output_dir,
+        train_batch_size,
+        gradient_accumulation_steps=1,
+        save_checkpoints_steps=1000,
+        steps_per_loop=10,
+        clip_norm=1.0,
+        jit_compile=False,
+        max_checkpoints_to_keep=5,
+        verbose=True,
+    ):
+        not_in_scope = [
+            v.path for v in model.variables if not strategy.extended.variable_created_in_scope(v.value)
+        ]
+        if not_in_scope:
+            raise ValueError(
+                f"The model's variables were not created under strategy.scope() (e.g. "
+                f"{not_in_scope[0]}). Build the model and optimizer inside `with strategy.scope():`."
+            )
+        self.model = model
+        self.optimizer = optimizer
+        self.strategy = strategy
+        self.output_dir = output_dir
+        self.train_batch_size = train_batch_size
+        self.accumulation_steps = gradient_accumulation_steps
+        self.save_checkpoints_steps = save_checkpoints_steps
+        self.steps_per_loop = steps_per_loop
+        self.clip_norm = clip_norm
+        self.verbose = verbose
+        self.chief = is_chief(strategy)
+        replicas = strategy.num_replicas_in_sync
+        if train_batch_size % (replicas * gradient_accumulation_steps):
+            raise ValueError(
+                f"--train_batch_size={train_batch_size} must be divisible by the number of "
+                f"replicas ({replicas}) times --gradient_accumulation_steps "
+                f"({gradient_accumulation_steps})."
+            )
+        self.per_replica_batch_size = train_batch_size // (replicas * gradient_accumulation_steps)
+
+        with strategy.scope():
+            self.global_step = tf.Variable(
+                0, dtype=tf.int64, trainable=False, name="global_step",
+                aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
+            )
+            # The optimizer is built here so its slots exist before a checkpoint is restored.
+            optimizer.build(model.trainable_variables)
+        # Dropout's random state is not among the layers' tracked weights; without it a resumed
+        # run would draw other dropout masks than an uninterrupted one.
+        weights = {w.path for w in model.weights}
+        random_states = [v.value for v in model.variables if v.path not in weights]
+        self.checkpoint = tf.train.Checkpoint(
+            global_step=self.global_step,
+            optimizer=optimizer,
+            random_states=random_states,
+            **model.checkpoint_items,
+        )
+        directory = output_dir if self.chief else os.path.join(
+            output_dir, f"worker_tmp_{strategy.cluster_resolver.task_id}"
+        )
+        self.manager = tf.train.CheckpointManager(
+            self.checkpoint, directory, max_to_keep=max_checkpoints_to_keep, checkpoint_name="ckpt"
+        )
+        self._gradients = tf.function(self._gradients_fn, jit_compile=jit_compile)
+        self._train_loop = tf.function(self._train_loop_fn)
+
+    # === Steps ===
+    def _gradients_fn(self, inputs, labels, mlm_denominator, nsp_denominator):
+        variables = self.model.trainable_variables
+        with tf.GradientTape() as tape:
+            outputs = self.model(inputs, training=True)
+            sums = pretraining_sums(outputs, labels, inputs["padding_mask"])
+            # This replica's share of the global mean loss.
+            loss = sums.mlm_loss / mlm_denominator + sums.nsp_loss / nsp_denominator
+            scaled = self.optimizer.scale_loss(loss)
+        gradients = tape.gradient(scaled, variables)
+        return [tf.convert_to_tensor(g) for g in gradients], tf.stack(list(sums))
+
+    def _replica_step(self, inputs, labels):
+        # inputs/labels carry a leading accumulation axis A: [A, b, ...].
+        context = tf.distribute.get_replica_context()
+        mlm_denominator = tf.maximum(
+            context.all_reduce("sum", tf.reduce_sum(labels["masked_lm_weights"])), 1e-5
+        )
+        nsp_denominator = tf.constant(float(self.train_batch_size))
+        variables = self.model.trainable_variables
+        gradients = [tf.zeros_like(v) for v in variables]
+        sums = tf.zeros([len(PretrainingSums._fields)])
+        for i in tf.range(self.accumulation_steps):
+            micro = tf.nest.map_structure(lambda t: t[i], (inputs, labels))
+            step_gradients, step_sums = self._gradients(*micro, mlm_denominator, nsp_denominator)
+            gradients = [a + b for a, b in zip(gradients, step_gradients)]
+            sums += step_sums
+        gradients = context.all_reduce("sum", gradients)
+        # Clipping the (loss-scaled) global gradient by clip_norm * scale is clipping the true one.
+        scale = getattr(self.optimizer, "dynamic_scale", 1.0)
+        gradients, _ = tf.clip_by_global_norm(gradients, self.clip_norm * tf.cast(scale, tf.float32))
+        # Keras optimizers sum gradients over replicas again; hand each replica 1/R of the total.
+        replicas = float(self.strategy.num_replicas_in_sync)
+        self.optimizer.apply_gradients([(g / replicas, v) for g, v in zip(gradients, variables)])
+        return sums
+
+    def _train_loop_fn(self, iterator, num_steps):
+        totals = tf.zeros([len(PretrainingSums._fields)])
+        for _ in tf.range(num_steps):
+            inputs, labels = next(iterator)
+            per_replica = self.strategy.run(self._replica_step, args=(inputs, labels))
+            totals += self.strategy.reduce("sum", per_replica, axis=None)
+            self.global_step.assign_add(1)
+        return totals
+
+    # === Data ===
+    def distribute(self, dataset_fn):
+        """Distributed dataset from `dataset_fn(input_context, batch_size, start_batch)`.
+
+        `dataset_fn` returns this pipeline's micro-batches of `batch_size` (per replica) and
+        skips its first `start_batch` batches; the trainer groups them by accumulation step.
+        """
+        start_step = int(self.global_step.numpy())
+
+        def fn(context):
+            per_pipeline = self.strategy.num_replicas_in_sync // context.num_input_pipelines
+            dataset = dataset_fn(
+                context,
+                self.per_replica_batch_size,
+                start_step * self.accumulation_steps * per_pipeline,
+            )
+            # Consecutive micro-batches of one replica form its accumulation group [A, b, ...].
+            return dataset.batch(self.accumulation_steps, drop_remainder=True)
+
+        return self.strategy.distribute_datasets_from_function(fn)
+
+    # === Checkpoints ===
+    def restore(self):
+        """Restores the latest checkpoint in `output_dir`, if any. Returns the step reached."""
+        latest = tf.train.latest_checkpoint(self.output_dir)
+        if latest:
+            self.checkpoint.restore(latest).assert_existing_objects_matched()
+        return int(self.global_step.numpy())
+
+    def save(self):
+        self.manager.save(checkpoint_number=self.global_step)
+        if not self.chief:  # other workers must write too (collectives); their copy is dropped
+            shutil.rmtree(self.manager.directory, ignore_errors=True)
+
+    # === Training ===
+    def train(self, dataset_fn, num_train_steps):
+        """Trains until `num_train_steps` (resuming from the latest checkpoint) and returns the
+        metrics of the last log interval as a dict of floats."""
+        step = self.restore()
+        if step >= num_train_steps:
+            print(f"Already at step {step} >= num_train_steps={num_train_steps}; nothing to do.")
+            return {}
+        iterator = iter(self.distribute(dataset_fn))
+        writer = (
+            tf.summary.create_file_writer(os.path.join(self.output_dir, "train"))
+            if self.chief
+            else tf.summary.create_noop_writer()
+        )
+        log_path = os.path.join(self.output_dir, "train_log.jsonl")
+        bar = keras.utils.Progbar(
+            num_train_steps,
+            stateful_metrics=["loss", "mlm_accuracy", "nsp_accuracy", "tokens_per_s", "lr"],
+            verbose=1 if (self.verbose and self.chief) else 0,
+            unit_name="step",
+        )
+        bar.update(step)
+        metrics = {}
+        while step < num_train_steps:
+            to_checkpoint = self.save_checkpoints_steps - step % self.save_checkpoints_steps
+            num_steps = min(self.steps_per_loop, num_train_steps - step, to_checkpoint)
+            start = time.time()
+            totals = self._train_loop(iterator, tf.constant(num_steps))
+            sums = PretrainingSums(*(float(x) for x in totals.numpy()))
+            elapsed = time.time() - start
+            step = int(self.global_step.numpy())
+            metrics = dict(pretraining_metrics(sums))
+            metrics["tokens_per_s"] = sums.tokens / elapsed
+            metrics["lr"] = float(self.optimizer.learning_rate)
+            with writer.as_default(step=step):
+                for name, value in metrics.items():
+                    tf.summary.scalar(name, value)
+            if self.chief:
+                with open(log_path, "a") as f:
+                    f.write(json.dumps({"step": step, "time": time.time(), **metrics}) + "\n")
+            bar.update(step, [(k, metrics[k]) for k in bar.stateful_metrics if k in metrics])
+            if step % self.save_checkpoints_steps == 0 or step == num_train_steps:
+                self.save()
+        writer.flush()
+        return metrics
