@@ -1,7 +1,9 @@
 """keras_bert: exact BERT for TensorFlow / Keras 3."""
 
 from keras_bert import checkpoints
+from keras_bert import data
 from keras_bert import layers
+from keras_bert import training
 from keras_bert.checkpoints import encoder_from_hf_checkpoint
 from keras_bert.checkpoints import encoder_from_keras_hub
 from keras_bert.checkpoints import encoder_from_tf1_checkpoint

@@ -20,6 +20,14 @@ ALLOWED = {
     "keras_bert/checkpoints": {
         "numpy", "safetensors", "tensorflow", "keras_hub", "keras_bert.checkpoints", "keras_bert.models",
     },
+    "keras_bert/data": {
+        "numpy", "tensorflow", "keras", "keras_bert.api_export", "keras_bert.data",
+        "keras_bert.tokenization",
+    },
+    "keras_bert/training": {
+        "keras", "numpy", "tensorflow", "keras_bert.api_export", "keras_bert.training",
+        "keras_bert.models", "keras_bert.layers", "keras_bert.data",
+    },
     "export": {"keras", "numpy", "tensorflow", "ai_edge_litert", "keras_bert", "export"},
 }
 

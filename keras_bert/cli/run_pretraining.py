@@ -20,6 +20,7 @@ import os
 
 from absl import app
 from absl import flags
+from absl import logging
 
 FLAGS = flags.FLAGS
 
@@ -59,6 +60,7 @@ flags.DEFINE_integer("random_seed", 0, "Seed for initialization, data order and 
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    logging.set_verbosity(logging.WARNING)  # TF's per-checkpoint INFO lines would break the bar
     if FLAGS.num_cpu_devices > 1:
         import tensorflow as tf
 

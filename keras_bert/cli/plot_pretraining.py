@@ -1,0 +1,77 @@
+"""Plots a pretraining run's curves (loss, masked-LM and NSP accuracy, tokens/s) as a PNG.
+
+    python -m keras_bert.cli.plot_pretraining --output_dir=runs/mini [--png=curves.png]
+
+Reads `<output_dir>/train_log.jsonl`, which `run_pretraining` appends to every log interval.
+"""
+
+import json
+import os
+
+from absl import app
+from absl import flags
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("output_dir", None, "A run_pretraining --output_dir.")
+flags.DEFINE_string("png", None, "Where to write the plot. Default: <output_dir>/curves.png.")
+flags.DEFINE_string("title", None, "Plot title. Default: the run directory's name.")
+
+
+def read_log(path):
+    try:
+        with open(path) as f:
+            entries = [json.loads(line) for line in f if line.strip()]
+    except FileNotFoundError:
+        raise app.UsageError(f"{path} does not exist: is --output_dir a run_pretraining output?") from None
+    if not entries:
+        raise app.UsageError(f"{path} is empty: the run has not logged a step yet.")
+    # A resumed run re-logs steps after its last checkpoint; keep the latest entry per step.
+    by_step = {entry["step"]: entry for entry in entries}
+    return [by_step[step] for step in sorted(by_step)]
+
+
+def plot(entries, png, title):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = [e["step"] for e in entries]
+    figure, axes = plt.subplots(1, 3, figsize=(15, 4))
+    axes[0].plot(steps, [e["mlm_loss"] for e in entries], label="masked-LM loss")
+    axes[0].plot(steps, [e["nsp_loss"] for e in entries], label="NSP loss")
+    axes[0].set_title("loss")
+    axes[1].plot(steps, [e["mlm_accuracy"] for e in entries], label="masked-LM accuracy")
+    axes[1].plot(steps, [e["nsp_accuracy"] for e in entries], label="NSP accuracy")
+    axes[1].axhline(0.5, color="grey", lw=0.5, ls="--")
+    axes[1].set_ylim(0, 1)
+    axes[1].set_title("accuracy (per log interval)")
+    axes[2].plot(steps, [e["tokens_per_s"] for e in entries], color="tab:green")
+    axes[2].set_title("tokens / s")
+    for axis in axes:
+        axis.set_xlabel("step")
+        axis.grid(alpha=0.3)
+    axes[0].legend()
+    axes[1].legend()
+    figure.suptitle(title)
+    figure.tight_layout()
+    figure.savefig(png, dpi=110)
+    plt.close(figure)
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    entries = read_log(os.path.join(FLAGS.output_dir, "train_log.jsonl"))
+    png = FLAGS.png or os.path.join(FLAGS.output_dir, "curves.png")
+    plot(entries, png, FLAGS.title or os.path.basename(os.path.normpath(FLAGS.output_dir)))
+    last = entries[-1]
+    print(
+        f"{png}: {len(entries)} points to step {last['step']}; last masked-LM accuracy "
+        f"{last['mlm_accuracy']:.3f}, NSP accuracy {last['nsp_accuracy']:.3f}"
+    )
+
+
+if __name__ == "__main__":
+    flags.mark_flags_as_required(["output_dir"])
+    app.run(main)

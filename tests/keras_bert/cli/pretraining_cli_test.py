@@ -1,0 +1,101 @@
+"""create_pretraining_data and run_pretraining as users run them: outputs, summaries, bad input."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from keras_bert.data.pretraining_records import read_records
+from tests.keras_bert.training import train_worker
+from tests.keras_bert.training.distributed_training_test import ROOT, write_records
+
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "a", "dog", "ran", ".", "##s"]
+TEXT = "the cat sat on the mat .\nthe cats ran .\na dog sat .\n\na dog ran on a mat .\nthe dogs sat .\n\nthe cat ran .\n"
+
+
+def cli(module, *args):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    return subprocess.run(
+        [sys.executable, "-m", f"keras_bert.cli.{module}", *args],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+
+
+@pytest.fixture()
+def files(tmp_path):
+    (tmp_path / "vocab.txt").write_text("\n".join(VOCAB) + "\n")
+    (tmp_path / "corpus.txt").write_text(TEXT)
+    return tmp_path
+
+
+@pytest.mark.large
+def test_create_pretraining_data_writes_shards_and_a_summary(files):
+    done = cli(
+        "create_pretraining_data", f"--input_file={files / 'corpus.txt'}",
+        f"--output_file={files / 'out' / 'p.tfrecord'}", "--num_output_shards=2",
+        f"--vocab_file={files / 'vocab.txt'}", "--max_seq_length=16", "--max_predictions_per_seq=4",
+        "--dupe_factor=5", "--do_whole_word_mask",
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "IsNext" in done.stdout and "2 shard(s)" in done.stdout
+    records = read_records(str(files / "out" / "p.tfrecord-00000-of-00002"), 16, 4)
+    assert records["input_ids"].shape[1] == 16 and (records["input_ids"][:, 0] == 2).all()
+
+
+@pytest.mark.large
+@pytest.mark.parametrize(
+    "problem, expected",
+    [
+        ("empty_input", "corpus.txt is empty"),
+        ("vocab_without_mask", r"\[MASK\]"),
+        ("no_match", "no file matches"),
+    ],
+)
+def test_create_pretraining_data_bad_input(files, problem, expected):
+    corpus, vocab = files / "corpus.txt", files / "vocab.txt"
+    if problem == "empty_input":
+        corpus.write_text("\n\n")
+    if problem == "vocab_without_mask":
+        vocab.write_text("\n".join(t for t in VOCAB if t != "[MASK]") + "\n")
+    if problem == "no_match":
+        corpus = files / "nothing*.txt"
+    done = cli(
+        "create_pretraining_data", f"--input_file={corpus}", f"--output_file={files / 'o.tfrecord'}",
+        f"--vocab_file={vocab}", "--max_seq_length=16",
+    )
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    import re
+
+    assert re.search(expected, done.stderr), done.stderr[-2000:]
+    assert not (files / "o.tfrecord").exists()  # nothing half-written
+
+
+@pytest.mark.large
+def test_run_pretraining_bad_input(files):
+    write_records(str(files / "d.tfrecord"))
+    (files / "config.json").write_text(json.dumps(train_worker.CONFIG))
+    common = [f"--input_file={files / 'd.tfrecord'}", f"--bert_config_file={files / 'config.json'}",
+              "--num_train_steps=1", "--num_warmup_steps=0"]
+    wrong_length = cli("run_pretraining", *common, f"--output_dir={files / 'a'}", "--max_seq_length=16",
+                       "--max_predictions_per_seq=3")
+    assert "--max_seq_length gives 16" in wrong_length.stderr and "Traceback" not in wrong_length.stderr
+    indivisible = cli("run_pretraining", *common, f"--output_dir={files / 'b'}", "--max_seq_length=12",
+                      "--max_predictions_per_seq=3", "--distribution_strategy=mirrored",
+                      "--num_cpu_devices=2", "--train_batch_size=3")
+    assert "--train_batch_size=3 must be divisible by the number of replicas (2)" in indivisible.stderr
+    other = dict(train_worker.CONFIG, hidden_size=12)
+    (files / "other.json").write_text(json.dumps(other))
+    ok = cli("run_pretraining", *common, f"--output_dir={files / 'c'}", "--max_seq_length=12",
+             "--max_predictions_per_seq=3", "--train_batch_size=4")
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    plotted = cli("plot_pretraining", f"--output_dir={files / 'c'}")
+    assert plotted.returncode == 0, plotted.stderr[-2000:]
+    assert (files / "c" / "curves.png").read_bytes()[:4] == b"\x89PNG"
+    mismatch = cli("run_pretraining", f"--input_file={files / 'd.tfrecord'}", f"--bert_config_file={files / 'other.json'}",
+                   "--num_train_steps=1", "--num_warmup_steps=0", f"--output_dir={files / 'e'}",
+                   "--max_seq_length=12", "--max_predictions_per_seq=3", "--train_batch_size=4",
+                   f"--init_checkpoint={files / 'c'}")
+    assert "--init_checkpoint" in mismatch.stderr and "hidden_size: checkpoint 8 vs model 12" in mismatch.stderr
