@@ -118,14 +118,17 @@ def main(argv):
     keras.utils.set_random_seed(FLAGS.random_seed)
     with strategy.scope():
         model = BertPretrainer(BertEncoder.from_bert_config(config))
-        optimizer = create_optimizer(
-            model,
-            FLAGS.learning_rate,
-            FLAGS.num_train_steps,
-            FLAGS.num_warmup_steps,
-            optimizer=FLAGS.optimizer,
-            weight_decay_rate=FLAGS.weight_decay_rate,
-        )
+        try:
+            optimizer = create_optimizer(
+                model,
+                FLAGS.learning_rate,
+                FLAGS.num_train_steps,
+                FLAGS.num_warmup_steps,
+                optimizer=FLAGS.optimizer,
+                weight_decay_rate=FLAGS.weight_decay_rate,
+            )
+        except ValueError as e:
+            raise app.UsageError(f"{e} (--num_train_steps / --num_warmup_steps)") from None
         if FLAGS.mixed_precision == "mixed_float16":
             optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
     try:

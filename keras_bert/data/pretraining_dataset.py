@@ -93,6 +93,8 @@ def pretraining_dataset(
     )
     if masker is not None:
         dataset = dataset.enumerate(start=start_batch).map(
-            masker, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True
+            lambda index, batch: masker(index, *batch),
+            num_parallel_calls=tf.data.AUTOTUNE,
+            deterministic=True,
         )
     return dataset.prefetch(tf.data.AUTOTUNE)

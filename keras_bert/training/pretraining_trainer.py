@@ -218,9 +218,10 @@ class PretrainingTrainer:
             else tf.summary.create_noop_writer()
         )
         log_path = os.path.join(self.output_dir, "train_log.jsonl")
+        shown = ("loss", "mlm_accuracy", "nsp_accuracy", "tokens_per_s", "lr")
         bar = keras.utils.Progbar(
             num_train_steps,
-            stateful_metrics=["loss", "mlm_accuracy", "nsp_accuracy", "tokens_per_s", "lr"],
+            stateful_metrics=shown,
             verbose=1 if (self.verbose and self.chief) else 0,
             unit_name="step",
         )
@@ -243,7 +244,7 @@ class PretrainingTrainer:
             if self.chief:
                 with open(log_path, "a") as f:
                     f.write(json.dumps({"step": step, "time": time.time(), **metrics}) + "\n")
-            bar.update(step, [(k, metrics[k]) for k in bar.stateful_metrics if k in metrics])
+            bar.update(step, [(k, metrics[k]) for k in shown])
             if step % self.save_checkpoints_steps == 0 or step == num_train_steps:
                 self.save()
         writer.flush()

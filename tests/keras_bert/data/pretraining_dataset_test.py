@@ -31,3 +31,26 @@ def test_pipelines_together_read_the_global_batch(tmp_path):
     for step in range(3):
         union = np.concatenate([parts[0][step], parts[1][step]])
         assert sorted(map(tuple, union)) == sorted(map(tuple, whole[step]))
+
+
+def test_dynamic_masking_is_keyed_on_the_running_batch_index(tmp_path):
+    # Batch k of an epoch-repeating stream gets masks drawn for index k, so a record seen again
+    # in a later epoch (a later k) gets a new mask, and a resumed pipeline redraws the same ones.
+    from keras_bert.data.dynamic_masking import DynamicMasker
+    from keras_bert.data.masking import MaskingPolicy
+    from tests.keras_bert.training.distributed_training_test import VOCAB
+
+    path = str(tmp_path / "d.tfrecord")
+    write_records(path)
+    masker = DynamicMasker(VOCAB, MaskingPolicy(max_predictions_per_seq=3), seed=4)
+    static = list(pretraining_dataset([path], 4, 12, 3, seed=1).take(7))
+    dynamic = list(pretraining_dataset([path], 4, 12, 3, seed=1, masker=masker).take(7))
+    resumed = list(pretraining_dataset([path], 4, 12, 3, seed=1, masker=masker, start_batch=5).take(2))
+    for k in range(7):
+        expected = masker(tf.constant(k, tf.int64), *static[k])
+        np.testing.assert_array_equal(dynamic[k][0]["token_ids"], expected[0]["token_ids"])
+        np.testing.assert_array_equal(dynamic[k][1]["masked_lm_ids"], expected[1]["masked_lm_ids"])
+    for k in range(2):
+        np.testing.assert_array_equal(resumed[k][0]["mask_positions"], dynamic[5 + k][0]["mask_positions"])
+    same_batch = [masker(tf.constant(k, tf.int64), *static[0])[0]["mask_positions"].numpy() for k in (0, 1)]
+    assert (same_batch[0] != same_batch[1]).any()

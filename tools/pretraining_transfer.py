@@ -1,0 +1,96 @@
+"""Does pretraining help? Fine-tunes SST-2 from a pretraining run and from random init, same budget.
+
+    .venv/bin/python tools/pretraining_transfer.py --init_checkpoint=runs/pretrain_mini/model \
+        --train_examples=8000 --epochs=2 --json=docs/pretraining_transfer.json
+
+Both runs use the checkpoint's bert_config.json, the same fixed SST-2 training subset (the first
+N rows of GLUE train, in file order), the same seed, optimizer (AdamW, BERT schedule with 10%
+warmup), batch size, sequence length and number of steps; accuracy is on the full GLUE SST-2 dev
+set (872 sentences). The issue-4 fine-tuning CLI will supersede this script.
+"""
+
+import argparse
+import csv
+import gzip
+import json
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+
+def read_sst2(path, limit=None):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    rows = rows[:limit] if limit else rows
+    return [r["sentence"] for r in rows], [int(r["label"]) for r in rows]
+
+
+def run(args, init_checkpoint):
+    import keras
+    import numpy as np
+
+    from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
+    from keras_bert.models.bert_classifier import BertClassifier
+    from keras_bert.models.bert_config import BertConfig
+    from keras_bert.models.bert_encoder import BertEncoder
+    from keras_bert.tokenization.bert_preprocessor import BertPreprocessor
+    from keras_bert.training.optimizer import create_optimizer
+
+    keras.utils.set_random_seed(args.seed)
+    config = BertConfig.from_json_file(os.path.join(args.init_checkpoint, "bert_config.json"))
+    data = os.path.join(ROOT, "..", "shared", "data", "glue", "SST-2")
+    train_x, train_y = read_sst2(os.path.join(data, "train.tsv.gz"), args.train_examples)
+    dev_x, dev_y = read_sst2(os.path.join(data, "dev.tsv"))
+    preprocessor = BertPreprocessor(args.vocab_file, sequence_length=args.max_seq_length)
+    encode = lambda texts: {k: np.asarray(v) for k, v in preprocessor(texts).items()}  # noqa: E731
+    train_inputs, dev_inputs = encode(train_x), encode(dev_x)
+
+    classifier = BertClassifier(BertEncoder.from_bert_config(config), num_classes=2)
+    source = "random initialization"
+    if init_checkpoint:
+        source = load_init_checkpoint(classifier, init_checkpoint)
+    steps = args.epochs * (len(train_x) // args.batch_size)
+    classifier.compile(
+        optimizer=create_optimizer(classifier, args.learning_rate, steps, steps // 10),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+        jit_compile=True,
+    )
+    start = time.time()
+    classifier.fit(train_inputs, np.asarray(train_y), batch_size=args.batch_size,
+                   epochs=args.epochs, shuffle=True, verbose=2)
+    seconds = time.time() - start
+    _, accuracy = classifier.evaluate(dev_inputs, np.asarray(dev_y), batch_size=128, verbose=0)
+    print(f"{source}: SST-2 dev accuracy {accuracy:.4f} ({seconds:.0f} s)")
+    return {"init": source, "dev_accuracy": accuracy, "train_seconds": seconds, "steps": steps}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--init_checkpoint", required=True)
+    parser.add_argument("--vocab_file", default=os.path.join(ROOT, "..", "shared", "data", "vocab", "bert-base-uncased-vocab.txt"))
+    parser.add_argument("--train_examples", type=int, default=8000)
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--batch_size", type=int, default=32)
+    parser.add_argument("--max_seq_length", type=int, default=64)
+    parser.add_argument("--learning_rate", type=float, default=1e-4)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    results = {
+        "settings": vars(args),
+        "pretrained": run(args, args.init_checkpoint),
+        "random_init": run(args, None),
+    }
+    print(json.dumps(results, indent=1))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
