@@ -35,6 +35,11 @@ flags.DEFINE_integer("num_train_steps", 100000, "Number of optimizer steps.")
 flags.DEFINE_integer("num_warmup_steps", 10000, "Linear warmup steps.")
 flags.DEFINE_float("learning_rate", 5e-5, "Peak learning rate.")
 flags.DEFINE_integer("save_checkpoints_steps", 1000, "Checkpoint every this many steps.")
+flags.DEFINE_bool("do_train", True, "Train (resuming from --output_dir's latest checkpoint).")
+flags.DEFINE_bool("do_eval", False, "Evaluate masked-LM / NSP loss and accuracy after training.")
+flags.DEFINE_string("eval_input_file", None, "Evaluation TFRecords (default: --input_file).")
+flags.DEFINE_integer("eval_batch_size", 8, "Global evaluation batch size.")
+flags.DEFINE_integer("max_eval_steps", 100, "Maximum evaluation batches.")
 flags.DEFINE_integer("iterations_per_loop", 10, "Steps per compiled loop (between log lines).")
 flags.DEFINE_enum(
     "distribution_strategy", "one_device",
@@ -91,6 +96,11 @@ def main(argv):
         config = BertConfig.from_json_file(FLAGS.bert_config_file)
         files = expand_input_files(FLAGS.input_file)
         check_pretraining_records(files, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)
+        eval_files = expand_input_files(FLAGS.eval_input_file) if FLAGS.eval_input_file else files
+        if FLAGS.do_eval:
+            check_pretraining_records(eval_files, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)
+        if not (FLAGS.do_train or FLAGS.do_eval):
+            raise ValueError("Nothing to do: pass --do_train and/or --do_eval.")
         if FLAGS.max_seq_length > config.max_position_embeddings:
             raise ValueError(
                 f"--max_seq_length={FLAGS.max_seq_length} exceeds max_position_embeddings="
@@ -148,9 +158,20 @@ def main(argv):
 
     chief = is_chief(strategy)
     resumed = tf.train.latest_checkpoint(FLAGS.output_dir)
+    config_path = os.path.join(FLAGS.output_dir, "bert_config.json")
+    if os.path.exists(config_path) and BertConfig.from_json_file(config_path) != config:
+        raise app.UsageError(
+            f"--output_dir {FLAGS.output_dir} holds a run of another model ({config_path} differs "
+            "from --bert_config_file). Use a new --output_dir, or the run's own config."
+        )
     if chief:
         os.makedirs(FLAGS.output_dir, exist_ok=True)
-        config.to_json_file(os.path.join(FLAGS.output_dir, "bert_config.json"))
+        config.to_json_file(config_path)
+    if not FLAGS.do_train and not resumed and not FLAGS.init_checkpoint:
+        raise app.UsageError(
+            f"--do_eval without training needs weights: {FLAGS.output_dir} has no checkpoint and "
+            "no --init_checkpoint was given."
+        )
     if FLAGS.init_checkpoint and not resumed:
         try:
             print("Initialized from", load_init_checkpoint(model, FLAGS.init_checkpoint))
@@ -170,17 +191,40 @@ def main(argv):
             start_batch=start_batch,
         )
 
-    print(
-        f"Training {config.num_hidden_layers}x{config.hidden_size} BERT on {len(files)} file(s), "
-        f"{strategy.num_replicas_in_sync} replica(s), global batch {FLAGS.train_batch_size}"
-        + (f", resuming from {resumed}" if resumed else "")
-    )
-    metrics = trainer.train(dataset_fn, FLAGS.num_train_steps)
-    if chief:
-        save_tf1_checkpoint(model, os.path.join(FLAGS.output_dir, "bert_model.ckpt"))
-        with open(os.path.join(FLAGS.output_dir, "final_metrics.json"), "w") as f:
-            json.dump({"step": int(trainer.global_step.numpy()), **metrics}, f, indent=1)
-        print("Final:", ", ".join(f"{k} {v:.4g}" for k, v in metrics.items()))
+    if FLAGS.do_train:
+        print(
+            f"Training {config.num_hidden_layers}x{config.hidden_size} BERT on {len(files)} file(s), "
+            f"{strategy.num_replicas_in_sync} replica(s), global batch {FLAGS.train_batch_size}"
+            + (f", resuming from {resumed}" if resumed else "")
+        )
+        metrics = trainer.train(dataset_fn, FLAGS.num_train_steps)
+        if chief:
+            save_tf1_checkpoint(model, os.path.join(FLAGS.output_dir, "bert_model.ckpt"))
+            with open(os.path.join(FLAGS.output_dir, "final_metrics.json"), "w") as f:
+                json.dump({"step": int(trainer.global_step.numpy()), **metrics}, f, indent=1)
+            print("Final:", ", ".join(f"{k} {v:.4g}" for k, v in metrics.items()))
+    elif resumed:
+        trainer.restore()
+
+    if FLAGS.do_eval:
+
+        def eval_dataset_fn(context, batch_size):
+            return pretraining_dataset(
+                eval_files, batch_size, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq,
+                is_training=False, input_context=context,
+            )
+
+        try:
+            results = trainer.evaluate(eval_dataset_fn, FLAGS.max_eval_steps, FLAGS.eval_batch_size)
+        except ValueError as e:
+            raise app.UsageError(str(e)) from None
+        results["global_step"] = int(trainer.global_step.numpy())
+        if chief:
+            with open(os.path.join(FLAGS.output_dir, "eval_results.txt"), "w") as f:
+                f.writelines(f"{key} = {value}\n" for key, value in sorted(results.items()))
+            with open(os.path.join(FLAGS.output_dir, "eval_results.json"), "w") as f:
+                json.dump(results, f, indent=1)
+        print("Eval:", ", ".join(f"{k} {v:.4g}" for k, v in sorted(results.items())))
 
 
 if __name__ == "__main__":

@@ -123,6 +123,7 @@ class PretrainingTrainer:
         )
         self._gradients = tf.function(self._gradients_fn, jit_compile=jit_compile)
         self._train_loop = tf.function(self._train_loop_fn)
+        self._eval_loop = tf.function(self._eval_loop_fn)
 
     # === Steps ===
     def _gradients_fn(self, inputs, labels, mlm_denominator, nsp_denominator):
@@ -169,6 +170,21 @@ class PretrainingTrainer:
             self.global_step.assign_add(1)
         return totals
 
+    def _eval_replica_step(self, inputs, labels):
+        outputs = self.model(inputs, training=False)
+        return tf.stack(list(pretraining_sums(outputs, labels, inputs["padding_mask"])))
+
+    def _eval_loop_fn(self, iterator, num_steps):
+        totals = tf.zeros([len(PretrainingSums._fields)])
+        for _ in tf.range(num_steps):
+            optional = iterator.get_next_as_optional()
+            if not optional.has_value():
+                break
+            inputs, labels = optional.get_value()
+            per_replica = self.strategy.run(self._eval_replica_step, args=(inputs, labels))
+            totals += self.strategy.reduce("sum", per_replica, axis=None)
+        return totals
+
     # === Data ===
     def distribute(self, dataset_fn):
         """Distributed dataset from `dataset_fn(input_context, batch_size, start_batch)`.
@@ -202,6 +218,28 @@ class PretrainingTrainer:
         self.manager.save(checkpoint_number=self.global_step)
         if not self.chief:  # other workers must write too (collectives); their copy is dropped
             shutil.rmtree(self.manager.directory, ignore_errors=True)
+
+    # === Evaluation ===
+    def evaluate(self, dataset_fn, max_eval_steps, batch_size=None):
+        """Masked-LM and NSP loss and accuracy of the current weights (no dropout).
+
+        `dataset_fn(input_context, batch_size)` returns this pipeline's finite evaluation
+        dataset (`pretraining_dataset(..., is_training=False)`); at most `max_eval_steps` global
+        batches of `batch_size` (default: the training batch) are read. Returns a dict of
+        floats, with `"examples"`.
+        """
+        batch_size = batch_size or self.train_batch_size
+        replicas = self.strategy.num_replicas_in_sync
+        if batch_size % replicas:
+            raise ValueError(
+                f"--eval_batch_size={batch_size} must be divisible by the number of replicas ({replicas})."
+            )
+        dataset = self.strategy.distribute_datasets_from_function(
+            lambda context: dataset_fn(context, batch_size // replicas)
+        )
+        totals = self._eval_loop(iter(dataset), tf.constant(max_eval_steps))
+        sums = PretrainingSums(*(float(x) for x in totals.numpy()))
+        return {**pretraining_metrics(sums), "examples": sums.nsp_count}
 
     # === Training ===
     def train(self, dataset_fn, num_train_steps):

@@ -93,8 +93,17 @@ def test_run_pretraining_bad_input(files):
     (files / "vocab40.txt").write_text("\n".join(RECORDS_VOCAB) + "\n")
     ok = cli("run_pretraining", *common, f"--output_dir={files / 'c'}", "--max_seq_length=12",
              "--max_predictions_per_seq=3", "--train_batch_size=4", "--dynamic_masking",
-             f"--vocab_file={files / 'vocab40.txt'}")
+             f"--vocab_file={files / 'vocab40.txt'}", "--do_eval", "--max_eval_steps=3")
     assert ok.returncode == 0, ok.stderr[-2000:]
+    results = json.loads((files / "c" / "eval_results.json").read_text())
+    assert results["examples"] == 24 and results["global_step"] == 1  # 3 batches of 8
+    assert 0.0 <= results["mlm_accuracy"] <= 1.0 and results["loss"] > 0
+    assert "mlm_accuracy = " in (files / "c" / "eval_results.txt").read_text()
+    eval_only = cli("run_pretraining", *common, f"--output_dir={files / 'c'}", "--max_seq_length=12",
+                    "--max_predictions_per_seq=3", "--do_train=false", "--do_eval", "--max_eval_steps=3")
+    assert eval_only.returncode == 0, eval_only.stderr[-2000:]
+    again = json.loads((files / "c" / "eval_results.json").read_text())
+    assert abs(again["loss"] - results["loss"]) < 1e-5  # same weights, same records, no dropout
     plotted = cli("plot_pretraining", f"--output_dir={files / 'c'}")
     assert plotted.returncode == 0, plotted.stderr[-2000:]
     assert (files / "c" / "curves.png").read_bytes()[:4] == b"\x89PNG"
@@ -103,3 +112,7 @@ def test_run_pretraining_bad_input(files):
                    "--max_seq_length=12", "--max_predictions_per_seq=3", "--train_batch_size=4",
                    f"--init_checkpoint={files / 'c'}")
     assert "--init_checkpoint" in mismatch.stderr and "hidden_size: checkpoint 8 vs model 12" in mismatch.stderr
+    reused = cli("run_pretraining", f"--input_file={files / 'd.tfrecord'}", f"--bert_config_file={files / 'other.json'}",
+                 "--num_train_steps=1", "--num_warmup_steps=0", f"--output_dir={files / 'c'}",
+                 "--max_seq_length=12", "--max_predictions_per_seq=3")
+    assert "holds a run of another model" in reused.stderr
