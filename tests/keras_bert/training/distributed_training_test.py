@@ -92,6 +92,7 @@ def test_mirrored_on_two_devices_equals_one_device(reference):
         *launch(tmp_path, "mirrored", "--strategy=mirrored", "--num_cpu_devices=2")
     )
     assert mirrored["replicas"] == 2
+    assert mirrored["local_copies"] == 2 and mirrored["replica_max_diff"] == 0.0  # same on every replica
     np.testing.assert_allclose(mirrored["losses"], info["losses"], rtol=1e-5)
     assert_same(weights, expected, atol=1e-5)
 

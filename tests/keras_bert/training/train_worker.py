@@ -71,8 +71,15 @@ def main():
         metrics = trainer.train(dataset_fn, int(trainer.global_step.numpy()) + 1)
         losses.append(metrics["loss"])
     np.savez(args.out, *[np.asarray(w) for w in model.weights])
+    # Every replica's own copy of every weight (MirroredVariable components).
+    copies, replica_diff = 0, 0.0
+    for weight in model.weights:
+        values = [np.asarray(v) for v in strategy.experimental_local_results(weight.value)]
+        copies = len(values)
+        replica_diff = max(replica_diff, max(float(np.max(np.abs(v - values[0]))) for v in values))
     with open(args.out + ".json", "w") as f:
-        json.dump({"losses": losses, "replicas": strategy.num_replicas_in_sync}, f)
+        json.dump({"losses": losses, "replicas": strategy.num_replicas_in_sync,
+                   "local_copies": copies, "replica_max_diff": replica_diff}, f)
 
 
 if __name__ == "__main__":
