@@ -44,6 +44,7 @@ def one_batch_fn(records):
     return fn
 
 
+@pytest.mark.large
 def test_loss_falls_on_a_repeated_batch_and_logs_are_written(records, tmp_path):
     trainer = make_trainer(tmp_path, steps=30, steps_per_loop=5, save_checkpoints_steps=10)
     trainer.train(one_batch_fn(records), 30)
@@ -55,6 +56,7 @@ def test_loss_falls_on_a_repeated_batch_and_logs_are_written(records, tmp_path):
     assert list((tmp_path / "train").glob("events.out.tfevents.*"))  # TensorBoard summaries
 
 
+@pytest.mark.large
 @pytest.mark.parametrize("policy", ["mixed_bfloat16", "mixed_float16"])
 def test_mixed_precision_trains(records, tmp_path, policy):
     keras.mixed_precision.set_global_policy(policy)
@@ -78,6 +80,7 @@ def test_model_built_outside_the_strategy_scope_is_refused(tmp_path):
         PretrainingTrainer(model, create_optimizer(model, 1e-3, 5), strategy, str(tmp_path), 4)
 
 
+@pytest.mark.large
 def test_warm_start_from_tf1_and_own_checkpoints_and_config_mismatch(records, tmp_path):
     trainer = make_trainer(tmp_path / "run", steps=2, steps_per_loop=2)
     trainer.train(one_batch_fn(records), 2)
@@ -97,6 +100,7 @@ def test_warm_start_from_tf1_and_own_checkpoints_and_config_mismatch(records, tm
         load_init_checkpoint(wider, tmp_path / "nothing")
 
 
+@pytest.mark.large
 def test_the_pretrainer_also_fits_with_keras(records):
     model = BertPretrainer(BertEncoder(**train_worker.CONFIG))
     model.compile(
