@@ -41,7 +41,8 @@ def run(args, init_checkpoint):
     from keras_bert.training.optimizer import create_optimizer
 
     keras.utils.set_random_seed(args.seed)
-    config = BertConfig.from_json_file(os.path.join(args.init_checkpoint, "bert_config.json"))
+    run_dir = args.init_checkpoint if os.path.isdir(args.init_checkpoint) else os.path.dirname(args.init_checkpoint)
+    config = BertConfig.from_json_file(os.path.join(run_dir, "bert_config.json"))
     data = os.path.join(ROOT, "..", "shared", "data", "glue", "SST-2")
     train_x, train_y = read_sst2(os.path.join(data, "train.tsv.gz"), args.train_examples)
     dev_x, dev_y = read_sst2(os.path.join(data, "dev.tsv"))
