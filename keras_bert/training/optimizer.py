@@ -13,7 +13,7 @@ def decay_exempt_variables(model):
     return [
         v
         for v in model.trainable_variables
-        if "layer_norm" in v.path or "bias" in v.name or "LayerNorm" in v.path
+        if "layer_norm" in v.path or "bias" in v.name
     ]
 
 

@@ -9,6 +9,7 @@ import keras
 import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.training.distribute import per_replica_batch_size
 from keras_bert.training.pretraining_loss import PretrainingSums
 from keras_bert.training.pretraining_loss import pretraining_metrics
 from keras_bert.training.pretraining_loss import pretraining_sums
@@ -89,14 +90,9 @@ class PretrainingTrainer:
         self.clip_norm = clip_norm
         self.verbose = verbose
         self.chief = is_chief(strategy)
-        replicas = strategy.num_replicas_in_sync
-        if train_batch_size % (replicas * gradient_accumulation_steps):
-            raise ValueError(
-                f"--train_batch_size={train_batch_size} must be divisible by the number of "
-                f"replicas ({replicas}) times --gradient_accumulation_steps "
-                f"({gradient_accumulation_steps})."
-            )
-        self.per_replica_batch_size = train_batch_size // (replicas * gradient_accumulation_steps)
+        self.per_replica_batch_size = per_replica_batch_size(
+            train_batch_size, strategy, gradient_accumulation_steps
+        )
 
         with strategy.scope():
             self.global_step = tf.Variable(
