@@ -3,7 +3,7 @@
     .venv/bin/python tools/pretraining_transfer.py --init_checkpoint=runs/pretrain_mini/model \
         --train_examples=8000 --epochs=2 --json=docs/pretraining_transfer.json
 
-Both runs use the checkpoint's bert_config.json, the same fixed SST-2 training subset (the first
+Both runs use the checkpoint's bert_config.json (or an HF directory's config.json), the same fixed SST-2 training subset (the first
 N rows of GLUE train, in file order), the same seed, optimizer (AdamW, BERT schedule with 10%
 warmup), batch size, sequence length and number of steps; accuracy is on the full GLUE SST-2 dev
 set (872 sentences). The issue-4 fine-tuning CLI will supersede this script.
@@ -33,6 +33,7 @@ def run(args, init_checkpoint):
     import keras
     import numpy as np
 
+    from keras_bert.checkpoints.hf_checkpoint import read_hf_config
     from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
     from keras_bert.models.bert_classifier import BertClassifier
     from keras_bert.models.bert_config import BertConfig
@@ -42,7 +43,10 @@ def run(args, init_checkpoint):
 
     keras.utils.set_random_seed(args.seed)
     run_dir = args.init_checkpoint if os.path.isdir(args.init_checkpoint) else os.path.dirname(args.init_checkpoint)
-    config = BertConfig.from_json_file(os.path.join(run_dir, "bert_config.json"))
+    if os.path.exists(os.path.join(run_dir, "config.json")):  # an HF model directory
+        config = read_hf_config(run_dir)
+    else:
+        config = BertConfig.from_json_file(os.path.join(run_dir, "bert_config.json"))
     data = os.path.join(ROOT, "..", "shared", "data", "glue", "SST-2")
     train_x, train_y = read_sst2(os.path.join(data, "train.tsv.gz"), args.train_examples)
     dev_x, dev_y = read_sst2(os.path.join(data, "dev.tsv"))
@@ -80,13 +84,17 @@ def main():
     parser.add_argument("--max_seq_length", type=int, default=64)
     parser.add_argument("--learning_rate", type=float, default=1e-4)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--arms", default="pretrained,random_init",
+                        help="Which starts to fine-tune (comma list of pretrained, random_init).")
     parser.add_argument("--json")
     args = parser.parse_args()
-    results = {
-        "settings": vars(args),
-        "pretrained": run(args, args.init_checkpoint),
-        "random_init": run(args, None),
-    }
+    arms = args.arms.split(",")
+    unknown = set(arms) - {"pretrained", "random_init"}
+    if unknown:
+        parser.error(f"--arms: unknown {sorted(unknown)}; use pretrained and/or random_init.")
+    results = {"settings": vars(args)}
+    for arm in arms:
+        results[arm] = run(args, args.init_checkpoint if arm == "pretrained" else None)
     print(json.dumps(results, indent=1))
     if args.json:
         with open(args.json, "w") as f:
