@@ -7,8 +7,6 @@ Writes google-research/bert's format: one sentence per line, a blank line betwee
 (chapters, see `keras_bert.data.text_to_documents`).
 """
 
-import gzip
-
 from absl import app
 from absl import flags
 
@@ -21,22 +19,15 @@ flags.DEFINE_integer("max_sentences_per_document", 400, "Close a document after 
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-    from keras_bert.data.pretraining_dataset import expand_input_files
+    from keras_bert.cli.text_files import input_files
+    from keras_bert.cli.text_files import read_text
     from keras_bert.data.text_to_documents import text_to_documents
     from keras_bert.data.text_to_documents import write_documents
 
-    try:
-        paths = expand_input_files(FLAGS.input_file)
-    except FileNotFoundError as e:
-        raise app.UsageError(str(e)) from None
+    paths = input_files(FLAGS.input_file)
     documents = []
     for path in paths:
-        opener = gzip.open if path.endswith(".gz") else open
-        try:
-            with opener(path, "rt", encoding="utf-8") as f:
-                book = text_to_documents(f.read(), FLAGS.max_sentences_per_document)
-        except UnicodeDecodeError as e:
-            raise app.UsageError(f"{path} is not UTF-8 text ({e}).") from None
+        book = text_to_documents(read_text(path), FLAGS.max_sentences_per_document)
         if not book:
             print(f"Skipping {path}: no sentences found.")
         documents.extend(book)

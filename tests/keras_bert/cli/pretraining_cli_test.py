@@ -116,3 +116,51 @@ def test_run_pretraining_bad_input(files):
                  "--num_train_steps=1", "--num_warmup_steps=0", f"--output_dir={files / 'c'}",
                  "--max_seq_length=12", "--max_predictions_per_seq=3")
     assert "holds a run of another model" in reused.stderr
+
+
+@pytest.mark.large
+def test_learn_vocabulary_then_create_pretraining_data(files):
+    (files / "corpus.txt").write_text(TEXT * 30)
+    done = cli("learn_vocabulary", f"--input_file={files / 'corpus.txt'}",
+               f"--vocab_file={files / 'learned' / 'vocab.txt'}", "--vocab_size=40")
+    assert done.returncode == 0, done.stderr[-2000:]
+    learned = (files / "learned" / "vocab.txt").read_text().splitlines()
+    assert learned[:5] == ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    assert 38 <= len(learned) <= 40 and len(set(learned)) == len(learned)
+    assert {"the", "cat", "."} <= set(learned) and any(t.startswith("##") for t in learned)
+    assert f"{len(learned)} tokens" in done.stdout
+    # The learned vocabulary is usable as it is: every corpus word becomes known pieces, no [UNK].
+    made = cli(
+        "create_pretraining_data", f"--input_file={files / 'corpus.txt'}",
+        f"--output_file={files / 'out' / 'p.tfrecord'}", f"--vocab_file={files / 'learned' / 'vocab.txt'}",
+        "--max_seq_length=16", "--max_predictions_per_seq=4", "--dupe_factor=1",
+    )
+    assert made.returncode == 0, made.stderr[-2000:]
+    records = read_records(str(files / "out" / "p.tfrecord"), 16, 4)
+    assert (records["input_ids"][:, 0] == learned.index("[CLS]")).all()
+    assert not (records["input_ids"] == learned.index("[UNK]")).any()
+
+    too_small = cli("learn_vocabulary", f"--input_file={files / 'corpus.txt'}",
+                    f"--vocab_file={files / 'v.txt'}", "--vocab_size=3")
+    assert too_small.returncode != 0 and "no room beyond the 5 special tokens" in too_small.stderr
+    assert not (files / "v.txt").exists()
+
+
+@pytest.mark.large
+def test_prepare_pretraining_text_writes_sentences_and_rejects_non_utf8(files):
+    (files / "book.txt").write_text(
+        "CHAPTER I\n\nThe cat sat on the mat. It was\nwarm there!\n\nThe dog ran away. Why?\n"
+    )
+    done = cli("prepare_pretraining_text", f"--input_file={files / 'book.txt'}",
+               f"--output_file={files / 'corpus_out.txt'}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = (files / "corpus_out.txt").read_text().splitlines()
+    assert "The cat sat on the mat." in lines and "It was warm there!" in lines
+    assert "The dog ran away." in lines and "Why?" in lines
+    assert "1 file(s) ->" in done.stdout
+
+    (files / "latin1.txt").write_bytes("caf\xe9 au lait.\n".encode("latin-1"))
+    bad = cli("prepare_pretraining_text", f"--input_file={files / 'latin1.txt'}",
+              f"--output_file={files / 'x.txt'}")
+    assert bad.returncode != 0 and "is not UTF-8 text" in bad.stderr
+    assert not (files / "x.txt").exists()
