@@ -1,6 +1,6 @@
 """Plots SST-2 dev accuracy against the number of labelled training examples, pretrained vs random.
 
-    .venv/bin/python tools/plot_transfer.py docs/runs/sst2_curve_*.json --png=docs/sst2_transfer_curve.png
+    .venv/bin/python tools/plot_transfer.py docs/runs/sst2_transfer/*.json --png=docs/sst2_transfer_curve.png
 
 Reads the JSON files `tools/pretraining_transfer.py --json` writes. For every start (pretrained,
 random_init) and training-set size it keeps the best dev accuracy over the learning rates it

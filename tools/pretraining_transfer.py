@@ -1,12 +1,12 @@
 """Does pretraining help? Fine-tunes SST-2 from a pretraining run and from random init, same budget.
 
-    .venv/bin/python tools/pretraining_transfer.py --init_checkpoint=runs/pretrain_mini/model \
-        --train_examples=8000 --epochs=2 --json=docs/pretraining_transfer.json
+    .venv/bin/python tools/pretraining_transfer.py --init_checkpoint=runs/pretrain_mini/model_phase3 \
+        --train_examples=8000 --epochs=3 --learning_rate=3e-4 [--arms=pretrained] --json=out.json
 
-Both runs use the checkpoint's bert_config.json (or an HF directory's config.json), the same fixed SST-2 training subset (the first
-N rows of GLUE train, in file order), the same seed, optimizer (AdamW, BERT schedule with 10%
-warmup), batch size, sequence length and number of steps; accuracy is on the full GLUE SST-2 dev
-set (872 sentences). The issue-4 fine-tuning CLI will supersede this script.
+Both runs use the checkpoint's bert_config.json (or an HF directory's config.json), the same
+fixed SST-2 training subset (the first N rows of GLUE train, in file order), the same seed,
+optimizer (AdamW, BERT schedule with 10% warmup), batch size, sequence length and number of
+steps; accuracy is on the full GLUE SST-2 dev set (872 sentences). The issue-4 fine-tuning CLI will supersede this script.
 """
 
 import argparse

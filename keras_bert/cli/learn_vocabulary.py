@@ -25,6 +25,8 @@ flags.DEFINE_bool("do_lower_case", True, "Lower-case and strip accents (for unca
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    import tensorflow as tf
+
     from keras_bert.cli.text_files import input_files
     from keras_bert.cli.text_files import read_text
     from keras_bert.tokenization.vocab_learning import learn_vocabulary
@@ -41,13 +43,11 @@ def main(argv):
     os.makedirs(os.path.dirname(os.path.abspath(FLAGS.vocab_file)), exist_ok=True)
     print(f"Learning a vocabulary of at most {FLAGS.vocab_size:,} tokens from {len(lines):,} lines...")
     try:
-        import tensorflow as tf
-
         vocabulary = learn_vocabulary(
             tf.data.Dataset.from_tensor_slices(lines), FLAGS.vocab_size,
             output_file=FLAGS.vocab_file, lowercase=FLAGS.do_lower_case,
         )
-    except ValueError as e:
+    except ValueError as e:  # learn_vocabulary's only ValueError: no room beyond the specials
         raise app.UsageError(f"--vocab_size: {e}") from None
     pieces = sum(token.startswith("##") for token in vocabulary)
     print(
