@@ -2,28 +2,54 @@
 
     .venv/bin/python tools/plot_transfer.py docs/runs/sst2_transfer/*.json --png=docs/sst2_transfer_curve.png
 
-Reads the JSON files `tools/pretraining_transfer.py --json` writes. For every start (pretrained,
-random_init) and training-set size it keeps the best dev accuracy over the learning rates it
-finds, marks each learning rate's point, and prints the table it drew.
+Reads the JSON files `tools/pretraining_transfer.py --json` writes. A start is `random_init` or
+`pretrained: <checkpoint folder>`, so runs from several pretraining checkpoints draw one line each.
+For every start, training-set size and learning rate it averages the seeds it finds; the line
+follows the learning rate with the best mean (error bars: standard deviation over seeds, shown
+where there is more than one), the faint points are the single runs. It prints the table it drew.
 """
 
 import argparse
 import collections
 import json
+import os
+import statistics
 
 
-def best_by_size(paths):
-    """{arm: {train_examples: [(learning_rate, dev_accuracy), ...]}} from transfer JSON files."""
-    points = collections.defaultdict(lambda: collections.defaultdict(list))
+def _checkpoint_name(path):
+    """`model_phase5` for a run folder, `model_phase5/ckpt-2000` for one of its checkpoints."""
+    parent, name = os.path.split(os.path.normpath(path))
+    return f"{os.path.basename(parent)}/{name}" if name.startswith("ckpt-") else name
+
+
+def read_runs(paths):
+    """{start: {train_examples: {learning_rate: [dev_accuracy per seed]}}} from transfer JSON files."""
+    runs = collections.defaultdict(lambda: collections.defaultdict(lambda: collections.defaultdict(list)))
     for path in paths:
         with open(path) as f:
             result = json.load(f)
         settings = result["settings"]
         for arm in ("pretrained", "random_init"):
             if arm in result:
-                points[arm][settings["train_examples"]].append(
-                    (settings["learning_rate"], result[arm]["dev_accuracy"]))
-    return points
+                start = arm
+                if arm == "pretrained":
+                    start = "pretrained: " + _checkpoint_name(settings["init_checkpoint"])
+                by_lr = runs[start][settings["train_examples"]]
+                by_lr[settings["learning_rate"]].append(result[arm]["dev_accuracy"])
+    return runs
+
+
+def best_learning_rate(by_lr):
+    """(learning_rate, mean, std, seeds) of the learning rate with the best mean accuracy."""
+    lr = max(by_lr, key=lambda lr: statistics.mean(by_lr[lr]))
+    accs = by_lr[lr]
+    return lr, statistics.mean(accs), statistics.stdev(accs) if len(accs) > 1 else 0.0, len(accs)
+
+
+def describe(by_lr):
+    return ", ".join(
+        f"lr {lr:g} {100 * statistics.mean(a):.1f} %" + (f" (mean of {len(a)})" if len(a) > 1 else "")
+        for lr, a in sorted(by_lr.items()))
 
 
 def main():
@@ -32,8 +58,8 @@ def main():
     parser.add_argument("--png", required=True)
     parser.add_argument("--title", default="SST-2 dev accuracy after fine-tuning (3 epochs)")
     args = parser.parse_args()
-    points = best_by_size(args.json)
-    if not points:
+    runs = read_runs(args.json)
+    if not runs:
         parser.error("none of the files has a 'pretrained' or 'random_init' result.")
 
     import matplotlib
@@ -41,28 +67,31 @@ def main():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axis = plt.subplots(figsize=(7, 4.5))
-    labels = {"pretrained": "pretrained start", "random_init": "random initialization"}
-    for arm, by_size in sorted(points.items()):
+    figure, axis = plt.subplots(figsize=(7.5, 4.8))
+    for start, by_size in sorted(runs.items(), key=lambda item: item[0] != "random_init"):
         sizes = sorted(by_size)
-        best = [max(acc for _, acc in by_size[n]) for n in sizes]
-        line, = axis.plot(sizes, [100 * b for b in best], marker="o", label=f"{labels[arm]} (best LR)")
+        best = [best_learning_rate(by_size[n]) for n in sizes]
+        label = start.replace("random_init", "random initialization") + " (best LR)"
+        line = axis.errorbar(sizes, [100 * b[1] for b in best], yerr=[100 * b[2] for b in best],
+                             marker="o", capsize=3, label=label)
+        color = line[0].get_color()
         for n in sizes:
-            for lr, acc in by_size[n]:
-                axis.scatter([n], [100 * acc], s=12, color=line.get_color(), alpha=0.4)
-        for n, b in zip(sizes, best):
-            print(f"{arm:12s} {n:6d} examples: best {100 * b:.1f} % over "
-                  + ", ".join(f"lr {lr:g} {100 * acc:.1f} %" for lr, acc in sorted(by_size[n])))
+            accs = [a for per_lr in by_size[n].values() for a in per_lr]
+            axis.scatter([n] * len(accs), [100 * a for a in accs], s=12, color=color, alpha=0.35)
+        for n, (lr, mean, std, seeds) in zip(sizes, best):
+            spread = f" ± {100 * std:.1f} ({seeds} seeds)" if seeds > 1 else ""
+            print(f"{start:36s} {n:6d} examples: best lr {lr:g} {100 * mean:.1f} %{spread}; "
+                  + describe(by_size[n]))
     axis.axhline(50, color="grey", linestyle=":", linewidth=0.8)
     axis.set_xscale("log")
-    sizes = sorted({n for by_size in points.values() for n in by_size})
+    sizes = sorted({n for by_size in runs.values() for n in by_size})
     axis.set_xticks(sizes, [f"{n:,}" for n in sizes])
     axis.minorticks_off()
     axis.set_xlabel("labelled SST-2 training examples (first N rows of train)")
     axis.set_ylabel("dev accuracy (%), 872 sentences")
     axis.set_title(args.title)
     axis.grid(alpha=0.3)
-    axis.legend()
+    axis.legend(fontsize=8)
     figure.tight_layout()
     figure.savefig(args.png, dpi=110)
     print("wrote", args.png)
