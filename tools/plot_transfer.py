@@ -7,6 +7,7 @@ Reads the JSON files `tools/pretraining_transfer.py --json` writes. A start is `
 For every start, training-set size and learning rate it averages the seeds it finds; the line
 follows the learning rate with the best mean (error bars: standard deviation over seeds, shown
 where there is more than one), the faint points are the single runs. It prints the table it drew.
+Runs fine-tuned with different epochs, batch size or sequence length are refused together.
 """
 
 import argparse
@@ -25,10 +26,16 @@ def _checkpoint_name(path):
 def read_runs(paths):
     """{start: {train_examples: {learning_rate: [dev_accuracy per seed]}}} from transfer JSON files."""
     runs = collections.defaultdict(lambda: collections.defaultdict(lambda: collections.defaultdict(list)))
+    budget = {}  # fine-tuning budget: runs that differ in it are not points of one curve
     for path in paths:
         with open(path) as f:
             result = json.load(f)
         settings = result["settings"]
+        this = {k: settings[k] for k in ("epochs", "batch_size", "max_seq_length")}
+        budget = budget or dict(this, path=path)
+        if any(budget[k] != v for k, v in this.items()):
+            raise SystemExit(f"{path} was fine-tuned with {this}, {budget['path']} with "
+                             f"{ {k: budget[k] for k in this} }: plot them separately.")
         for arm in ("pretrained", "random_init"):
             if arm in result:
                 start = arm
