@@ -8,6 +8,10 @@ For every start, training-set size and learning rate it averages the seeds it fi
 follows the learning rate with the best mean (error bars: standard deviation over seeds, shown
 where there is more than one), the faint points are the single runs. It prints the table it drew.
 Runs fine-tuned with different epochs, batch size or sequence length are refused together.
+
+With `--by_epoch=N` it instead draws dev accuracy after every fine-tuning epoch for the runs with
+N training examples (mean over seeds per start, at each start's best learning rate), from the
+`dev_accuracy_by_epoch` lists the tool records: whether a start converges faster or higher.
 """
 
 import argparse
@@ -23,8 +27,12 @@ def _checkpoint_name(path):
     return f"{os.path.basename(parent)}/{name}" if name.startswith("ckpt-") else name
 
 
-def read_runs(paths):
-    """{start: {train_examples: {learning_rate: [dev_accuracy per seed]}}} from transfer JSON files."""
+def read_runs(paths, by_epoch=False):
+    """{start: {train_examples: {learning_rate: [dev_accuracy per seed]}}} from transfer JSON files.
+
+    With `by_epoch`, each seed's entry is its list of per-epoch dev accuracies (runs recorded
+    before the tool kept them are left out).
+    """
     runs = collections.defaultdict(lambda: collections.defaultdict(lambda: collections.defaultdict(list)))
     budget = {}  # fine-tuning budget: runs that differ in it are not points of one curve
     for path in paths:
@@ -37,12 +45,13 @@ def read_runs(paths):
             raise SystemExit(f"{path} was fine-tuned with {this}, {budget['path']} with "
                              f"{ {k: budget[k] for k in this} }: plot them separately.")
         for arm in ("pretrained", "random_init"):
-            if arm in result:
+            if arm in result and (not by_epoch or "dev_accuracy_by_epoch" in result[arm]):
                 start = arm
                 if arm == "pretrained":
                     start = "pretrained: " + _checkpoint_name(settings["init_checkpoint"])
                 by_lr = runs[start][settings["train_examples"]]
-                by_lr[settings["learning_rate"]].append(result[arm]["dev_accuracy"])
+                by_lr[settings["learning_rate"]].append(
+                    result[arm]["dev_accuracy_by_epoch"] if by_epoch else result[arm]["dev_accuracy"])
     return runs
 
 
@@ -59,22 +68,8 @@ def describe(by_lr):
         for lr, a in sorted(by_lr.items()))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("json", nargs="+")
-    parser.add_argument("--png", required=True)
-    parser.add_argument("--title", default="SST-2 dev accuracy after fine-tuning (3 epochs)")
-    args = parser.parse_args()
-    runs = read_runs(args.json)
-    if not runs:
-        parser.error("none of the files has a 'pretrained' or 'random_init' result.")
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axis = plt.subplots(figsize=(7.5, 4.8))
+def plot_by_size(runs, axis):
+    """Dev accuracy against training-set size, one line per start at its best learning rate."""
     for start, by_size in sorted(runs.items(), key=lambda item: item[0] != "random_init"):
         sizes = sorted(by_size)
         best = [best_learning_rate(by_size[n]) for n in sizes]
@@ -95,6 +90,53 @@ def main():
     axis.set_xticks(sizes, [f"{n:,}" for n in sizes])
     axis.minorticks_off()
     axis.set_xlabel("labelled SST-2 training examples (first N rows of train)")
+
+
+def plot_by_epoch(runs, size, axis):
+    """Mean dev accuracy after each epoch, one line per start, for `size` training examples."""
+    import numpy as np
+
+    for start, by_size in sorted(runs.items(), key=lambda item: item[0] != "random_init"):
+        if size not in by_size:
+            continue
+        by_lr = by_size[size]
+        lr = max(by_lr, key=lambda lr: np.mean([curve[-1] for curve in by_lr[lr]]))
+        curves = 100 * np.asarray(by_lr[lr])  # [seeds, epochs]
+        epochs = np.arange(1, curves.shape[1] + 1)
+        label = f"{start.replace('random_init', 'random initialization')} (lr {lr:g}, {len(curves)} seeds)"
+        line = axis.errorbar(epochs, curves.mean(0), yerr=curves.std(0, ddof=1) if len(curves) > 1 else None,
+                             marker="o", capsize=3, label=label)
+        for curve in curves:
+            axis.plot(epochs, curve, color=line[0].get_color(), alpha=0.25, linewidth=0.8)
+        print(f"{start:36s} lr {lr:g}: " + " ".join(f"{a:.1f}" for a in curves.mean(0)))
+    axis.set_xlabel("fine-tuning epoch")
+    axis.set_xticks(epochs)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("json", nargs="+")
+    parser.add_argument("--png", required=True)
+    parser.add_argument("--title", default="SST-2 dev accuracy after fine-tuning (3 epochs)")
+    parser.add_argument("--by_epoch", type=int, metavar="N",
+                        help="draw accuracy per epoch for the runs with N training examples")
+    args = parser.parse_args()
+    runs = read_runs(args.json, by_epoch=args.by_epoch is not None)
+    if args.by_epoch is not None and not any(args.by_epoch in by_size for by_size in runs.values()):
+        parser.error(f"--by_epoch={args.by_epoch}: no run with per-epoch accuracies has that many examples.")
+    if not runs:
+        parser.error("none of the files has a 'pretrained' or 'random_init' result.")
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(7.5, 4.8))
+    if args.by_epoch is not None:
+        plot_by_epoch(runs, args.by_epoch, axis)
+    else:
+        plot_by_size(runs, axis)
     axis.set_ylabel("dev accuracy (%), 872 sentences")
     axis.set_title(args.title)
     axis.grid(alpha=0.3)
@@ -102,7 +144,6 @@ def main():
     figure.tight_layout()
     figure.savefig(args.png, dpi=110)
     print("wrote", args.png)
-
 
 if __name__ == "__main__":
     main()

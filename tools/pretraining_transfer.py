@@ -66,12 +66,17 @@ def run(args, init_checkpoint):
         jit_compile=True,
     )
     start = time.time()
-    classifier.fit(train_inputs, np.asarray(train_y), batch_size=args.batch_size,
-                   epochs=args.epochs, shuffle=True, verbose=2)
+    history = classifier.fit(train_inputs, np.asarray(train_y), batch_size=args.batch_size,
+                             epochs=args.epochs, shuffle=True, verbose=2,
+                             validation_data=(dev_inputs, np.asarray(dev_y)), validation_batch_size=128)
     seconds = time.time() - start
     _, accuracy = classifier.evaluate(dev_inputs, np.asarray(dev_y), batch_size=128, verbose=0)
     print(f"{source}: SST-2 dev accuracy {accuracy:.4f} ({seconds:.0f} s)")
-    return {"init": source, "dev_accuracy": accuracy, "train_seconds": seconds, "steps": steps}
+    return {"init": source, "dev_accuracy": accuracy, "train_seconds": seconds, "steps": steps,
+            # Per epoch, for reading the fine-tuning curve (the schedule is the full run's, so
+            # epoch k of a 10-epoch run is not a k-epoch run).
+            "train_accuracy_by_epoch": [float(a) for a in history.history["accuracy"]],
+            "dev_accuracy_by_epoch": [float(a) for a in history.history["val_accuracy"]]}
 
 
 def main():
