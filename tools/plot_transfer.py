@@ -103,7 +103,7 @@ def plot_by_epoch(runs, size, axis):
         lr = max(by_lr, key=lambda lr: np.mean([curve[-1] for curve in by_lr[lr]]))
         curves = 100 * np.asarray(by_lr[lr])  # [seeds, epochs]
         epochs = np.arange(1, curves.shape[1] + 1)
-        label = f"{start.replace('random_init', 'random initialization')} (lr {lr:g}, {len(curves)} seeds)"
+        label = f"{start.replace('random_init', 'random initialization')} (lr {lr:g}, {len(curves)} seed{'s' if len(curves) > 1 else ''})"
         line = axis.errorbar(epochs, curves.mean(0), yerr=curves.std(0, ddof=1) if len(curves) > 1 else None,
                              marker="o", capsize=3, label=label)
         for curve in curves:
