@@ -27,14 +27,13 @@ NEGATIVE_WORDS = ("terrible", "bad", "awful", "boring")
 
 
 def load_pretrainer(init_checkpoint):
+    from pretraining_transfer import checkpoint_config
+
     from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
-    from keras_bert.models.bert_config import BertConfig
     from keras_bert.models.bert_encoder import BertEncoder
     from keras_bert.models.bert_pretrainer import BertPretrainer
 
-    run_dir = init_checkpoint if os.path.isdir(init_checkpoint) else os.path.dirname(init_checkpoint)
-    config = BertConfig.from_json_file(os.path.join(run_dir, "bert_config.json"))
-    pretrainer = BertPretrainer(BertEncoder.from_bert_config(config))
+    pretrainer = BertPretrainer(BertEncoder.from_bert_config(checkpoint_config(init_checkpoint)))
     source = load_init_checkpoint(pretrainer, init_checkpoint)
     return pretrainer, source
 
@@ -44,6 +43,7 @@ class ClozeEncoder:
 
     def __init__(self, vocab_file, max_seq_length):
         from keras_bert.tokenization.bert_tokenizer import BertTokenizer
+        from keras_bert.tokenization.packer import BertPacker
 
         self.tokenizer = BertTokenizer(vocab_file)
         self.vocab = self.tokenizer.get_vocabulary()
@@ -51,35 +51,29 @@ class ClozeEncoder:
         for token in ("[CLS]", "[SEP]", MASK):
             if token not in self.vocab:
                 raise ValueError(f"--vocab_file {vocab_file} has no {token}; use the checkpoint's vocab.txt.")
+        self.mask_id = self.vocab.index(MASK)
+        self.packer = BertPacker(max_seq_length, self.vocab.index("[CLS]"), self.vocab.index("[SEP]"))
 
     def encode(self, texts):
         import numpy as np
+        import tensorflow as tf
 
-        cls_id, sep_id, mask_id = (self.vocab.index(t) for t in ("[CLS]", "[SEP]", MASK))
-        rows, positions = [], []
+        rows = []
         for text in texts:
-            pieces = [self.tokenizer(piece).numpy().tolist() for piece in text.split(MASK)]
+            pieces = self.tokenizer(text.split(MASK)).to_list()
             ids = pieces[0]
             for piece in pieces[1:]:
-                ids = ids + [mask_id] + piece
-            # Keep the end (where the prompt's [MASK] is) if the sentence is too long.
-            ids = [cls_id] + ids[-(self.max_seq_length - 2):] + [sep_id]
-            rows.append(ids)
-            positions.append([i for i, t in enumerate(ids) if t == mask_id])
+                ids = ids + [self.mask_id] + piece
+            # Keep the end (where the prompt's [MASK] is); the packer would keep the start.
+            rows.append(ids[-(self.max_seq_length - 2):])
+        positions = [[i + 1 for i, t in enumerate(ids) if t == self.mask_id] for ids in rows]  # +1: [CLS]
         if any(not p for p in positions):
             raise ValueError(f"every query needs at least one {MASK} (after truncation to "
                              f"--max_seq_length={self.max_seq_length})")
-        length = max(len(r) for r in rows)
-        predictions = max(len(p) for p in positions)
-        token_ids = np.zeros((len(rows), length), "int32")
-        padding_mask = np.zeros((len(rows), length), "int32")
-        mask_positions = np.zeros((len(rows), predictions), "int32")
-        for i, (ids, pos) in enumerate(zip(rows, positions)):
-            token_ids[i, : len(ids)] = ids
-            padding_mask[i, : len(ids)] = 1
-            mask_positions[i, : len(pos)] = pos
-        inputs = {"token_ids": token_ids, "segment_ids": np.zeros_like(token_ids),
-                  "padding_mask": padding_mask, "mask_positions": mask_positions}
+        inputs = {k: np.asarray(v) for k, v in self.packer(tf.ragged.constant(rows, dtype="int32")).items()}
+        inputs["mask_positions"] = np.zeros((len(rows), max(len(p) for p in positions)), "int32")
+        for i, pos in enumerate(positions):
+            inputs["mask_positions"][i, : len(pos)] = pos
         return inputs, [len(p) for p in positions]
 
 
