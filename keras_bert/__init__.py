@@ -3,6 +3,7 @@
 from keras_bert import checkpoints
 from keras_bert import data
 from keras_bert import layers
+from keras_bert import metrics
 from keras_bert import training
 from keras_bert.checkpoints import encoder_from_hf_checkpoint
 from keras_bert.checkpoints import encoder_from_keras_hub
@@ -10,6 +11,7 @@ from keras_bert.checkpoints import encoder_from_tf1_checkpoint
 from keras_bert.models.bert_classifier import BertClassifier
 from keras_bert.models.bert_config import BertConfig
 from keras_bert.models.bert_encoder import BertEncoder
+from keras_bert.models.bert_feature_extractor import BertFeatureExtractor
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 from keras_bert.models.bert_token_classifier import BertTokenClassifier

@@ -30,22 +30,34 @@ def _check_config(model, config_path, path):
         )
 
 
-def load_init_checkpoint(model, path):
+def _check_heads(report, path, require_heads):
+    if require_heads and report.heads_not_in_checkpoint:
+        raise ValueError(
+            f"{path} has no weights for {', '.join(report.heads_not_in_checkpoint)}: it is not "
+            "a fine-tuned checkpoint of this task, so evaluating it would score a random head. "
+            "Pass the <output_dir>/best of a fine-tuning run, or train with --do_train."
+        )
+    return report
+
+
+def load_init_checkpoint(model, path, require_heads=False):
     """Loads `path` into `model` for a warm start and returns a short description.
 
     Accepted: an HF BERT directory (config.json + safetensors); a google-research TF1
     checkpoint prefix (or a directory with one); a keras_bert training directory or `ckpt-N`
     prefix (object-based, read through `model.checkpoint_items`, optimizer state ignored). The
-    encoder must match exactly; heads load where both sides have them.
+    encoder must match exactly; heads load where both sides have them. `require_heads`: every
+    head of `model` must be in the checkpoint (evaluating a fine-tuned model), else `ValueError`.
     """
     path = os.fspath(path)
     if _is_hf_dir(path):
-        report = load_hf_checkpoint(model, path)
+        report = _check_heads(load_hf_checkpoint(model, path), path, require_heads)
         return f"HF checkpoint {path}: {len(report.loaded)} tensors"
     prefix = tf.train.latest_checkpoint(path) if os.path.isdir(path) else path
     if prefix is None or not tf.io.gfile.exists(prefix + ".index"):
         if os.path.isdir(path):
             report = load_tf1_checkpoint(model, path)  # a directory with one bert_model.ckpt
+            _check_heads(report, path, require_heads)
             return f"TF1 checkpoint {path}: {len(report.loaded)} tensors"
         raise FileNotFoundError(
             f"--init_checkpoint {path}: no checkpoint there (expected a checkpoint prefix with a "
@@ -53,8 +65,13 @@ def load_init_checkpoint(model, path):
         )
     names = dict(tf.train.list_variables(prefix))
     if any(name.startswith("bert/") for name in names):
-        report = load_tf1_checkpoint(model, prefix)
+        report = _check_heads(load_tf1_checkpoint(model, prefix), prefix, require_heads)
         return f"TF1 checkpoint {prefix}: {len(report.loaded)} tensors"
+    if require_heads:
+        raise ValueError(
+            f"{prefix} is a keras_bert training checkpoint, which stores only the encoder; "
+            "evaluate the <output_dir>/best checkpoint of a fine-tuning run instead."
+        )
     _check_config(model, os.path.join(os.path.dirname(prefix), "bert_config.json"), path)
     items = model.checkpoint_items
     status = tf.train.Checkpoint(**items).read(prefix).expect_partial()

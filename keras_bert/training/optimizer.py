@@ -25,6 +25,7 @@ def create_optimizer(
     num_warmup_steps=0,
     optimizer="adamw",
     weight_decay_rate=0.01,
+    global_clipnorm=None,
 ):
     """The BERT recipe's optimizer for `model`: decoupled weight decay, warmup then linear decay.
 
@@ -33,8 +34,8 @@ def create_optimizer(
       also bias-corrects the moments, which only changes the first few hundred steps.
     - `lamb`: layer-wise adaptive moments (You et al. 2019) for large batches, same schedule.
     LayerNorm parameters and biases get no weight decay in both. Gradient clipping (global norm
-    1.0) is done by the training loop on the all-reduced gradient, not here, so it is exact
-    under tf.distribute.
+    1.0) is done by the pretraining loop on the all-reduced gradient; `model.fit` users (the
+    fine-tuning tools) pass `global_clipnorm=1.0` instead.
 
     Args:
         model: the Keras model to be trained (its variables pick the decay exemptions).
@@ -42,6 +43,7 @@ def create_optimizer(
         num_train_steps, num_warmup_steps: int, for `WarmupLinearDecay`.
         optimizer: `"adamw"` or `"lamb"`.
         weight_decay_rate: float, defaults to 0.01.
+        global_clipnorm: optional float, clip the gradient to this global norm.
 
     Returns:
         A `keras.optimizers.Optimizer`.
@@ -54,6 +56,7 @@ def create_optimizer(
             beta_1=0.9,
             beta_2=0.999,
             epsilon=1e-6,
+            global_clipnorm=global_clipnorm,
         )
     elif optimizer == "lamb":
         result = keras.optimizers.Lamb(
@@ -62,6 +65,7 @@ def create_optimizer(
             beta_1=0.9,
             beta_2=0.999,
             epsilon=1e-6,
+            global_clipnorm=global_clipnorm,
         )
     else:
         raise ValueError(f"Unknown optimizer {optimizer!r}; use one of {OPTIMIZERS}.")

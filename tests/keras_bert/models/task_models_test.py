@@ -6,6 +6,7 @@ import pytest
 
 from keras_bert.models.bert_classifier import BertClassifier
 from keras_bert.models.bert_encoder import BertEncoder
+from keras_bert.models.bert_feature_extractor import BertFeatureExtractor
 from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 from keras_bert.models.bert_token_classifier import BertTokenClassifier
 from tests.test_case import TINY, TestCase, randomize_weights, tiny_inputs
@@ -84,3 +85,24 @@ class TaskModelsTest(TestCase):
             with self.subTest(type(model).__name__):
                 self.run_serialization_test(model)
                 self.run_model_saving_test(model, tiny_inputs())
+
+
+class FeatureExtractorTest(TestCase):
+    @pytest.mark.backend_portable
+    def test_layer_minus_one_is_exactly_the_sequence_output(self):
+        encoder = BertEncoder(**TINY)
+        randomize_weights(encoder, scale=0.2)
+        extractor = BertFeatureExtractor(encoder, layers=(-1, -2, 0))
+        inputs = tiny_inputs()
+        features = extractor.predict(inputs, verbose=0)
+        outputs = encoder.predict(inputs, verbose=0)
+        np.testing.assert_array_equal(features["layer_-1"], outputs["sequence_output"])
+        np.testing.assert_array_equal(features["layer_0"], outputs["encoder_outputs"][0])
+        self.assertFalse(np.allclose(features["layer_-2"], features["layer_-1"]))
+
+    def test_layer_indices_outside_the_encoder_are_refused(self):
+        with self.assertRaisesRegex(ValueError, r"has 2 layers, so indices must be in \[-2, 1\]"):
+            BertFeatureExtractor(BertEncoder(**TINY), layers=(-1, -3))
+
+    def test_serialization(self):
+        self.run_serialization_test(BertFeatureExtractor(BertEncoder(**TINY), layers=(-2,)))

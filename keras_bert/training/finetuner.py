@@ -1,0 +1,177 @@
+"""`model.fit` for a fixed step budget: resumable checkpoints, periodic evaluation, best checkpoint."""
+
+import json
+import math
+import os
+import sys
+import time
+
+import keras
+import tensorflow as tf
+
+from keras_bert.api_export import keras_bert_export
+from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
+
+BEST_DIR = "best"
+BEST_CHECKPOINT = "bert_model.ckpt"
+
+
+@keras_bert_export("keras_bert.training.Finetuner")
+class Finetuner:
+    """Fine-tunes a compiled task model with `model.fit`, resumably, keeping the best checkpoint.
+
+    Training is `num_train_steps` optimizer steps over an endless (repeated) dataset, shown as
+    `ceil(num_train_steps / steps_per_loop)` Keras "epochs" of `steps_per_loop` steps, each
+    with a progress bar. After every loop the model and optimizer are checkpointed in
+    `<output_dir>/checkpoints/`; running the same command again resumes there (same step, same
+    data position, same learning-rate schedule). Every `eval_every_steps` steps and at the end,
+    `evaluate_fn(model)` scores the model; when `metrics[monitor]` improves, the weights are
+    written to `<output_dir>/best/bert_model.ckpt` (google-research's format, heads included,
+    with `bert_config.json`), which `--init_checkpoint` and the eval-only mode read. Without
+    `evaluate_fn`, the final weights are the best.
+
+    Args:
+        model: a compiled `BertTask` (its `optimizer.iterations` counts the steps).
+        output_dir: str.
+        num_train_steps: int.
+        steps_per_loop: int, steps per progress bar / checkpoint. Defaults to 100.
+        evaluate_fn: optional callable `model -> dict of metrics`.
+        monitor: str, the metric to maximise. Required with `evaluate_fn`.
+        eval_every_steps: optional int; defaults to evaluating at the end only.
+        is_chief: bool, whether this process writes files (multi-worker: one does).
+    """
+
+    def __init__(
+        self,
+        model,
+        output_dir,
+        num_train_steps,
+        steps_per_loop=100,
+        evaluate_fn=None,
+        monitor=None,
+        eval_every_steps=None,
+        is_chief=True,
+    ):
+        if num_train_steps < 1:
+            raise ValueError(f"num_train_steps must be >= 1, got {num_train_steps}.")
+        if evaluate_fn is not None and not monitor:
+            raise ValueError("Pass `monitor` (the metric to maximise) with `evaluate_fn`.")
+        self.model = model
+        self.output_dir = output_dir
+        self.num_train_steps = num_train_steps
+        self.steps_per_loop = max(1, min(steps_per_loop, num_train_steps))
+        self.evaluate_fn = evaluate_fn
+        self.monitor = monitor
+        self.eval_every_steps = eval_every_steps
+        self.is_chief = is_chief
+        self.checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
+        self.manager = tf.train.CheckpointManager(
+            self.checkpoint, os.path.join(output_dir, "checkpoints"), max_to_keep=2
+        )
+        self.history_path = os.path.join(output_dir, "eval_history.jsonl")
+
+    @property
+    def step(self):
+        return int(self.model.optimizer.iterations.numpy())
+
+    @property
+    def best_checkpoint(self):
+        return os.path.join(self.output_dir, BEST_DIR, BEST_CHECKPOINT)
+
+    def best_metrics(self):
+        """The metrics of the best checkpoint so far (`None` before the first evaluation)."""
+        path = os.path.join(self.output_dir, BEST_DIR, "metrics.json")
+        if not os.path.exists(path):
+            return None
+        with open(path) as f:
+            return json.load(f)
+
+    def restore(self):
+        """Restores the latest training checkpoint; returns the step it was at (0 if none)."""
+        latest = self.manager.latest_checkpoint
+        if latest is None:
+            return 0
+        if not self.model.optimizer.built:
+            self.model.optimizer.build(self.model.trainable_variables)
+        self.checkpoint.restore(latest).assert_existing_objects_matched()
+        return self.step
+
+    def fit(self, dataset, verbose="auto", callbacks=()):
+        """Trains on `dataset` (batched, repeated, deterministic order) up to `num_train_steps`.
+
+        `callbacks`: more Keras callbacks (e.g. `keras.callbacks.TensorBoard`).
+
+        Returns the final metrics of `evaluate_fn` (or the last training logs without one).
+        """
+        start_step = self.restore()
+        if start_step >= self.num_train_steps:
+            print(f"Training already done ({start_step} steps in {self.output_dir}).")
+            return self.best_metrics() or {}
+        if verbose == "auto":
+            verbose = 1 if sys.stdout.isatty() else 2
+        loops = math.ceil(self.num_train_steps / self.steps_per_loop)
+        callback = _LoopEnd(self)
+        self.model.fit(
+            dataset.skip(start_step),  # resume at the data position of the checkpoint
+            epochs=loops,
+            initial_epoch=start_step // self.steps_per_loop,
+            steps_per_epoch=self.steps_per_loop,
+            callbacks=[callback, *callbacks],
+            shuffle=False,  # the dataset is shuffled (seeded) already
+            verbose=verbose if self.is_chief else 0,
+        )
+        if self.evaluate_fn is None:
+            self._save_best({"step": self.step, **callback.last_logs})
+            return callback.last_logs
+        return callback.last_metrics
+
+    def _evaluate(self, logs):
+        start = time.time()
+        metrics = {"step": self.step, **self.evaluate_fn(self.model)}
+        metrics["eval_seconds"] = round(time.time() - start, 1)
+        metrics.update({f"train_{k}": float(v) for k, v in logs.items()})
+        if not self.is_chief:
+            return metrics
+        with open(self.history_path, "a") as f:
+            f.write(json.dumps(metrics) + "\n")
+        best = self.best_metrics()
+        improved = best is None or metrics[self.monitor] > best[self.monitor]
+        if improved:
+            self._save_best(metrics)
+        print(
+            f"step {metrics['step']}: {self.monitor} {metrics[self.monitor]:.4g}"
+            + (" (best so far, saved)" if improved else f" (best {best[self.monitor]:.4g})")
+        )
+        return metrics
+
+    def _save_best(self, metrics):
+        if not self.is_chief:
+            return
+        save_tf1_checkpoint(self.model, self.best_checkpoint)
+        with open(os.path.join(self.output_dir, BEST_DIR, "metrics.json"), "w") as f:
+            json.dump(metrics, f, indent=1)
+
+
+class _LoopEnd(keras.callbacks.Callback):
+    """Stops at the step budget; checkpoints and evaluates at loop ends."""
+
+    def __init__(self, finetuner):
+        super().__init__()
+        self.finetuner = finetuner
+        self.last_logs = {}
+        self.last_metrics = None
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.finetuner.step >= self.finetuner.num_train_steps:
+            self.model.stop_training = True
+
+    def on_epoch_end(self, epoch, logs=None):
+        f = self.finetuner
+        self.last_logs = {k: float(v) for k, v in (logs or {}).items()}
+        if f.is_chief:
+            f.manager.save(checkpoint_number=f.step)
+        done = f.step >= f.num_train_steps
+        every = f.eval_every_steps
+        due = every and (f.step // every) > ((f.step - f.steps_per_loop) // every)
+        if f.evaluate_fn is not None and (done or due):
+            self.last_metrics = f._evaluate(self.last_logs)

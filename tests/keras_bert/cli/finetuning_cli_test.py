@@ -1,0 +1,171 @@
+"""run_squad, run_classifier, run_ner and extract_features end to end on a tiny model and tiny data."""
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
+from keras_bert.models.bert_config import BertConfig
+from keras_bert.models.bert_encoder import BertEncoder
+from tests.data_paths import shared_data_dir
+from tests.keras_bert.cli.pretraining_cli_test import cli
+
+pytestmark = pytest.mark.large
+
+TINY_CONFIG = {
+    "vocab_size": 30522, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
+    "intermediate_size": 32, "max_position_embeddings": 64,
+}
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    """A tiny random BERT as a google-format folder: bert_model.ckpt, bert_config.json, vocab.txt."""
+    folder = tmp_path_factory.mktemp("tiny_bert")
+    encoder = BertEncoder.from_bert_config(BertConfig.from_dict(TINY_CONFIG))
+    save_tf1_checkpoint(encoder, str(folder / "bert_model.ckpt"))
+    vocab = (shared_data_dir() / "vocab" / "bert-base-uncased-vocab.txt").read_text()
+    (folder / "vocab.txt").write_text(vocab)
+    return folder
+
+
+def failed_with(done, *messages):
+    assert done.returncode != 0, done.stdout
+    for message in messages:
+        assert message in done.stderr, done.stderr[-2000:]
+
+
+@pytest.fixture(scope="module")
+def squad_file(tmp_path_factory):
+    with gzip.open(shared_data_dir() / "squad" / "dev-v1.1.json.gz", "rt") as f:
+        dev = json.load(f)
+    dev["data"] = [{"title": "t", "paragraphs": dev["data"][0]["paragraphs"][:2]}]
+    path = tmp_path_factory.mktemp("squad") / "tiny.json"
+    path.write_text(json.dumps(dev, indent=1))
+    return path
+
+
+def test_run_squad_trains_predicts_scores_and_evaluates_the_best(model_dir, squad_file, tmp_path):
+    common = [f"--predict_file={squad_file}", "--max_seq_length=64", "--doc_stride=32",
+              "--max_query_length=16", "--eval_batch_size=16"]
+    done = cli("run_squad", f"--init_checkpoint={model_dir}", f"--train_file={squad_file}",
+               "--do_train", "--do_predict", "--num_train_steps=3", "--train_batch_size=8",
+               "--iterations_per_loop=2", f"--output_dir={tmp_path / 'out'}", *common)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = tmp_path / "out"
+    predictions = json.loads((out / "predictions.json").read_text())
+    nbest = json.loads((out / "nbest_predictions.json").read_text())
+    results = json.loads((out / "eval_results.json").read_text())
+    assert len(predictions) == len(nbest) == results["num_questions"] == results["total"]
+    assert 0 <= results["exact_match"] <= results["f1"] <= 100
+    assert all(abs(sum(e["probability"] for e in entries) - 1) < 1e-4 for entries in nbest.values())
+    # Eval-only from the best checkpoint gives the same predictions.
+    again = cli("run_squad", f"--init_checkpoint={out / 'best'}", "--do_predict",
+                f"--output_dir={tmp_path / 'eval'}", *common)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert json.loads((tmp_path / "eval" / "predictions.json").read_text()) == predictions
+    # The encoder alone is no QA model: evaluating it is refused, not scored with a random head.
+    failed_with(
+        cli("run_squad", f"--init_checkpoint={model_dir}", "--do_predict",
+            f"--output_dir={tmp_path / 'x'}", *common),
+        "has no weights for span_head",
+    )
+
+
+def test_run_squad_bad_json_names_file_and_line(model_dir, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"data": [\n  {"title": "x",, }]}')
+    failed_with(
+        cli("run_squad", f"--init_checkpoint={model_dir}", f"--train_file={bad}", "--do_train",
+            "--max_seq_length=64", f"--output_dir={tmp_path / 'out'}"),
+        f"{bad}, line 2, column 17: not valid JSON",
+    )
+
+
+def test_run_classifier_on_a_generic_tsv_and_bad_rows(model_dir, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    rows = ["text\tlabel"] + [f"{w} film\t{l}" for w, l in [("good", "pos"), ("bad", "neg")] * 8]
+    (data / "train.tsv").write_text("\n".join(rows) + "\n")
+    (data / "dev.tsv").write_text("\n".join(rows[:7]) + "\n")
+    done = cli("run_classifier", "--task_name=tsv", f"--data_dir={data}",
+               f"--init_checkpoint={model_dir}", "--do_train", "--do_eval", "--num_train_epochs=2",
+               "--train_batch_size=4", "--max_seq_length=8", f"--output_dir={tmp_path / 'out'}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads((tmp_path / "out" / "eval_results.json").read_text())
+    assert results["num_examples"] == 6 and 0 <= results["accuracy"] <= 1
+    predictions = (tmp_path / "out" / "eval_predictions.tsv").read_text().splitlines()
+    assert predictions[0] == "source\tlabel\tprediction\tp_neg\tp_pos" and len(predictions) == 7
+    history = (tmp_path / "out" / "eval_history.jsonl").read_text().splitlines()
+    assert len(history) == 2  # scored after each epoch
+
+    (data / "dev.tsv").write_text("text\tlabel\ngood film\tpos\nbad film\tmeh\n")
+    failed_with(
+        cli("run_classifier", "--task_name=tsv", f"--data_dir={data}", "--do_eval",
+            f"--init_checkpoint={tmp_path / 'out' / 'best'}", f"--output_dir={tmp_path / 'e'}"),
+        "dev.tsv:3: label 'meh' is not one of the task's labels ['neg', 'pos']",
+    )
+
+
+def test_run_classifier_scores_mrpc_dev_with_f1(model_dir, tmp_path):
+    # No training: a random head on the real MRPC dev set, to check GLUE's metrics are reported.
+    done = cli("run_classifier", "--task_name=MRPC", f"--data_dir={shared_data_dir() / 'glue' / 'MRPC'}",
+               f"--init_checkpoint={model_dir}", "--do_train", "--do_eval", "--num_train_steps=1",
+               "--max_train_examples=8", "--train_batch_size=8", "--max_seq_length=16",
+               f"--output_dir={tmp_path / 'out'}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads((tmp_path / "out" / "eval_results.json").read_text())
+    assert set(results) >= {"f1", "accuracy", "eval_loss"} and results["num_examples"] == 408
+
+
+def test_run_ner_scores_with_conlleval_and_rejects_bad_lines(model_dir, tmp_path):
+    data = tmp_path / "conll"
+    data.mkdir()
+    for split in ("train", "valid", "test"):
+        with gzip.open(shared_data_dir() / "conll2003" / f"{split}.txt.gz", "rt") as f:
+            (data / f"{split}.txt").write_text("".join(f.readlines()[:120]))
+    done = cli("run_ner", f"--data_dir={data}", f"--init_checkpoint={model_dir}", "--do_train",
+               "--do_predict", "--num_train_steps=2", "--train_batch_size=4",
+               "--max_seq_length=32", f"--output_dir={tmp_path / 'out'}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads((tmp_path / "out" / "test_results.json").read_text())
+    assert set(results) >= {"precision", "recall", "f1", "per_type", "found_gold"}
+    lines = [l for l in (tmp_path / "out" / "test_predictions.txt").read_text().splitlines() if l]
+    assert all(len(line.split()) == 3 for line in lines)
+
+    (data / "valid.txt").write_text("EU NNP B-ORG\n")
+    failed_with(
+        cli("run_ner", f"--data_dir={data}", "--do_eval",
+            f"--init_checkpoint={tmp_path / 'out' / 'best'}", f"--output_dir={tmp_path / 'e'}"),
+        "valid.txt:1: 3 columns ('EU NNP B-ORG'), expected 4",
+    )
+
+
+def test_extract_features_layer_minus_one_is_the_sequence_output(model_dir, tmp_path):
+    (tmp_path / "in.txt").write_text("Hello world.\nThe cat sat ||| on the mat.\n")
+    done = cli("extract_features", f"--input_file={tmp_path / 'in.txt'}",
+               f"--output_file={tmp_path / 'f.npz'}", f"--init_checkpoint={model_dir}")
+    failed_with(done, "in.txt:2: mixes single texts and `|||` pairs")
+    (tmp_path / "in.txt").write_text("Hello world.\nThe cat sat on the mat.\n")
+    for name in ("f.npz", "f.jsonl"):
+        done = cli("extract_features", f"--input_file={tmp_path / 'in.txt'}",
+                   f"--output_file={tmp_path / name}", f"--init_checkpoint={model_dir}",
+                   "--max_seq_length=16", "--layers=-1,-2")
+        assert done.returncode == 0, done.stderr[-3000:]
+    features = np.load(tmp_path / "f.npz")
+    encoder = BertEncoder.from_bert_config(BertConfig.from_dict(TINY_CONFIG))
+    from keras_bert.checkpoints.tf1_checkpoint import load_tf1_checkpoint
+
+    load_tf1_checkpoint(encoder, str(model_dir / "bert_model.ckpt"))
+    inputs = {k: features[k] for k in ("token_ids", "segment_ids", "padding_mask")}
+    outputs = encoder.predict(inputs, batch_size=32, verbose=0)
+    np.testing.assert_array_equal(features["layer_-1"], outputs["sequence_output"])
+    np.testing.assert_array_equal(features["layer_-2"], outputs["encoder_outputs"][0])
+    assert features["tokens"][1, :8].tolist() == ["[CLS]", "the", "cat", "sat", "on", "the", "mat", "."]
+    lines = [json.loads(l) for l in (tmp_path / "f.jsonl").read_text().splitlines()]
+    assert [f["token"] for f in lines[0]["features"]] == ["[CLS]", "hello", "world", ".", "[SEP]"]
+    first = lines[0]["features"][1]["layers"][0]
+    assert first["index"] == -1
+    np.testing.assert_allclose(first["values"], features["layer_-1"][0, 1], atol=5e-7)
