@@ -44,12 +44,16 @@ def load_init_checkpoint(model, path, require_heads=False):
     """Loads `path` into `model` for a warm start and returns a short description.
 
     Accepted: an HF BERT directory (config.json + safetensors); a google-research TF1
-    checkpoint prefix (or a directory with one); a keras_bert training directory or `ckpt-N`
-    prefix (object-based, read through `model.checkpoint_items`, optimizer state ignored). The
+    checkpoint prefix (or a directory with one); a fine-tuning run's output_dir (its `best/`);
+    a keras_bert pretraining directory or `ckpt-N` prefix (object-based, read through
+    `model.checkpoint_items`, optimizer state ignored). The
     encoder must match exactly; heads load where both sides have them. `require_heads`: every
     head of `model` must be in the checkpoint (evaluating a fine-tuned model), else `ValueError`.
     """
     path = os.fspath(path)
+    best = os.path.join(path, "best")  # a fine-tuning run's output_dir: its best checkpoint
+    if os.path.exists(os.path.join(best, "bert_model.ckpt.index")):
+        path = best
     if _is_hf_dir(path):
         report = _check_heads(load_hf_checkpoint(model, path), path, require_heads)
         return f"HF checkpoint {path}: {len(report.loaded)} tensors"

@@ -10,6 +10,8 @@ that carries them (an HF model directory, a keras_bert run, a google checkpoint 
 import json
 import math
 import os
+import sys
+import warnings
 
 from absl import app
 from absl import flags
@@ -49,11 +51,22 @@ def define_flags():
         "tf.distribute strategy for model.fit.",
     )
     flags.DEFINE_string("tpu", None, "TPU name or grpc:// address.")
+    flags.DEFINE_integer(
+        "num_cpu_devices", 0, "Split the CPU into this many devices (to try `mirrored` on a CPU)."
+    )
     flags.DEFINE_integer("random_seed", 12345, "Seed for the head, dropout and data order.")
 
 
+def progress():
+    """Keras `verbose` for long predictions: a progress bar on a terminal, quiet in logs."""
+    return "auto" if sys.stdout.isatty() else 0
+
+
 def _checkpoint_dir(path):
-    return path if os.path.isdir(path) else os.path.dirname(path)
+    """The folder holding --init_checkpoint's config and vocab (a fine-tuning run's `best/`)."""
+    folder = path if os.path.isdir(path) else os.path.dirname(path)
+    best = os.path.join(folder, "best")
+    return best if os.path.exists(os.path.join(best, "bert_config.json")) else folder
 
 
 def bert_config():
@@ -105,10 +118,22 @@ def tokenizer():
 
 
 def strategy():
+    """The --distribution_strategy. Call it before anything else touches TensorFlow."""
+    import tensorflow as tf
+
     from keras_bert.training.distribute import get_distribution_strategy
 
+    devices = None
+    if FLAGS.num_cpu_devices > 1:
+        cpu = tf.config.list_physical_devices("CPU")[0]
+        tf.config.set_logical_device_configuration(
+            cpu, [tf.config.LogicalDeviceConfiguration()] * FLAGS.num_cpu_devices
+        )
+        devices = [f"/cpu:{i}" for i in range(FLAGS.num_cpu_devices)]
     try:
-        return get_distribution_strategy(FLAGS.distribution_strategy, tpu_address=FLAGS.tpu)
+        return get_distribution_strategy(
+            FLAGS.distribution_strategy, devices=devices, tpu_address=FLAGS.tpu
+        )
     except ValueError as e:
         raise app.UsageError(str(e)) from None
 
@@ -122,6 +147,9 @@ def num_train_steps(num_examples):
 
 def compile_model(model, steps, loss, loss_weights=None, metrics=None):
     """Compiles `model` with BERT's AdamW, warmup and linear decay, and global-norm clipping 1.0."""
+    # QA and NER heads do not read pooled_output, so the pooler gets no gradient; that is
+    # expected (google's run_squad leaves it untouched too), not a mistake worth a warning.
+    warnings.filterwarnings("ignore", message=r"Gradients do not exist for variables \['pooler/")
     from keras_bert.training.optimizer import create_optimizer
 
     optimizer = create_optimizer(
@@ -170,10 +198,15 @@ def finetuner(model, strategy, tokenizer, steps, num_examples, evaluate_fn=None,
     Also puts vocab.txt next to the best checkpoint, so `--init_checkpoint=<output_dir>/best`
     is a whole model folder.
     """
+    from keras_bert.training.distribute import per_replica_batch_size
     from keras_bert.training.finetuner import BEST_DIR
     from keras_bert.training.finetuner import Finetuner
     from keras_bert.training.pretraining_trainer import is_chief
 
+    try:
+        per_replica_batch_size(FLAGS.train_batch_size, strategy)
+    except ValueError as e:
+        raise app.UsageError(str(e)) from None
     steps_per_epoch = max(1, num_examples // FLAGS.train_batch_size)
     result = Finetuner(
         model, FLAGS.output_dir, steps, min(FLAGS.iterations_per_loop, steps_per_epoch),

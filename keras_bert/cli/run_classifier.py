@@ -61,6 +61,8 @@ def _task_and_examples(need_train, need_eval):
 def _dataset(examples, task, preprocessor, batch_size, training):
     import tensorflow as tf
 
+    from keras_bert.data.batch_trimming import trim_batch_padding
+
     label_ids = [task.labels.index(e.label) for e in examples]
     text_a = [e.text_a for e in examples]
     if examples[0].text_b is None:
@@ -73,7 +75,8 @@ def _dataset(examples, task, preprocessor, batch_size, training):
     if training:
         dataset = dataset.shuffle(len(examples), seed=FLAGS.random_seed).repeat()
     dataset = dataset.batch(batch_size, drop_remainder=training)
-    return dataset.map(pack, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
+    dataset = dataset.map(pack, num_parallel_calls=tf.data.AUTOTUNE).map(trim_batch_padding)
+    return dataset.prefetch(tf.data.AUTOTUNE)
 
 
 def main(argv):
@@ -91,12 +94,12 @@ def main(argv):
     from keras_bert.models.bert_encoder import BertEncoder
     from keras_bert.tokenization.bert_preprocessor import BertPreprocessor
 
+    strategy = finetuning_flags.strategy()  # first: it may split the CPU into devices
     config = finetuning_flags.bert_config()
     tokenizer = finetuning_flags.tokenizer()
     preprocessor = BertPreprocessor(
         tokenizer.vocabulary, FLAGS.max_seq_length, lowercase=FLAGS.do_lower_case
     )
-    strategy = finetuning_flags.strategy()
     keras.utils.set_random_seed(FLAGS.random_seed)
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     with strategy.scope():
@@ -107,13 +110,15 @@ def main(argv):
     dev_dataset = _dataset(dev, task, preprocessor, FLAGS.eval_batch_size, training=False)
     dev_labels = np.array([task.labels.index(e.label) for e in dev])
 
-    def evaluate(m):
-        logits = m.predict(dev_dataset, verbose=0)
+    def scores(logits):
         results = classification_metrics(dev_labels, logits.argmax(-1), task.metrics)
         results["eval_loss"] = float(
             keras.losses.SparseCategoricalCrossentropy(from_logits=True)(dev_labels, logits)
         )
         return results
+
+    def evaluate(m):
+        return scores(m.predict(dev_dataset, verbose=0))
 
     if FLAGS.do_train:
         if FLAGS.max_train_examples and FLAGS.max_train_examples < len(train):
@@ -136,9 +141,9 @@ def main(argv):
         finetuner.fit(_dataset(train, task, preprocessor, FLAGS.train_batch_size, training=True))
         finetuning_flags.load_best(model, finetuner)
 
-    logits = model.predict(dev_dataset, verbose=0)
+    logits = model.predict(dev_dataset, verbose=finetuning_flags.progress())
     probabilities = keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
-    results = evaluate(model)
+    results = scores(logits)
     results.update(num_examples=len(dev), task=task.name)
     with open(os.path.join(FLAGS.output_dir, "eval_predictions.tsv"), "w") as f:
         f.write("source\tlabel\tprediction\t" + "\t".join(f"p_{l}" for l in task.labels) + "\n")

@@ -52,6 +52,7 @@ def main(argv):
     import numpy as np
     import tensorflow as tf
 
+    from keras_bert.data.batch_trimming import trim_batch_padding
     from keras_bert.data.conll_ner import CONLL2003_LABELS
     from keras_bert.data.conll_ner import convert_ner_sentences
     from keras_bert.data.conll_ner import word_predictions
@@ -60,6 +61,7 @@ def main(argv):
     from keras_bert.models.bert_token_classifier import BertTokenClassifier
 
     labels = CONLL2003_LABELS
+    strategy = finetuning_flags.strategy()  # first: it may split the CPU into devices
     config = finetuning_flags.bert_config()
     tokenizer = finetuning_flags.tokenizer()
     features = {
@@ -70,7 +72,6 @@ def main(argv):
         if f.num_truncated:
             print(f"{split}: {f.num_truncated} sentences longer than --max_seq_length="
                   f"{FLAGS.max_seq_length} pieces; their cut-off words are predicted O")
-    strategy = finetuning_flags.strategy()
     keras.utils.set_random_seed(FLAGS.random_seed)
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     with strategy.scope():
@@ -80,7 +81,10 @@ def main(argv):
 
     def score(split, m, write=False):
         f = features[split]
-        logits = m.predict(f.inputs(), batch_size=FLAGS.eval_batch_size, verbose=0)
+        logits = m.predict(
+            f.inputs(), batch_size=FLAGS.eval_batch_size,
+            verbose=finetuning_flags.progress() if write else 0,
+        )
         predicted = word_predictions(f, logits, labels)
         gold = [s.tags for s in sentences[split]]
         results = conlleval(gold, predicted)
@@ -117,6 +121,7 @@ def main(argv):
             .shuffle(len(keep), seed=FLAGS.random_seed)
             .repeat()
             .batch(FLAGS.train_batch_size, drop_remainder=True)
+            .map(trim_batch_padding)  # pay for the longest sentence of the batch, not 128
             .prefetch(tf.data.AUTOTUNE)
         )
         finetuner = finetuning_flags.finetuner(

@@ -74,11 +74,11 @@ def _features(examples, tokenizer, is_training, what):
     return features
 
 
-def _predict(model, examples, features, tokenizer):
+def _predict(model, examples, features, verbose=0):
     """Runs the model on the windows and decodes answers; returns (predictions, nbest, null_odds)."""
     from keras_bert.data.squad_predictions import decode_squad_predictions
 
-    outputs = model.predict(features.inputs(), batch_size=FLAGS.eval_batch_size, verbose=0)
+    outputs = model.predict(features.inputs(), batch_size=FLAGS.eval_batch_size, verbose=verbose)
     return decode_squad_predictions(
         examples,
         features,
@@ -120,13 +120,13 @@ def main(argv):
     from keras_bert.models.bert_encoder import BertEncoder
     from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 
+    strategy = finetuning_flags.strategy()  # first: it may split the CPU into devices
     config = finetuning_flags.bert_config()
     tokenizer = finetuning_flags.tokenizer()
     if FLAGS.do_train:  # read everything before spending minutes on the model
         train_examples = _examples(FLAGS.train_file, is_training=True)
     if FLAGS.do_predict:
         predict_examples = _examples(FLAGS.predict_file, is_training=False)
-    strategy = finetuning_flags.strategy()
     keras.utils.set_random_seed(FLAGS.random_seed)
     os.makedirs(FLAGS.output_dir, exist_ok=True)
 
@@ -161,7 +161,7 @@ def main(argv):
             eval_features = _features(predict_examples, tokenizer, False, "Evaluation")
 
             def evaluate_fn(m):
-                predictions, _, null_odds = _predict(m, predict_examples, eval_features, tokenizer)
+                predictions, _, null_odds = _predict(m, predict_examples, eval_features)
                 return _score(predictions, null_odds) or {}
 
         finetuner = finetuning_flags.finetuner(
@@ -178,7 +178,9 @@ def main(argv):
 
     if FLAGS.do_predict:
         features = _features(predict_examples, tokenizer, False, "Prediction")
-        predictions, nbest, null_odds = _predict(model, predict_examples, features, tokenizer)
+        predictions, nbest, null_odds = _predict(
+            model, predict_examples, features, finetuning_flags.progress()
+        )
         outputs = {"predictions.json": predictions, "nbest_predictions.json": nbest}
         if FLAGS.version_2_with_negative:
             outputs["null_odds.json"] = null_odds

@@ -1,5 +1,6 @@
 """keras_bert.data: pretraining text, NSP instances, MLM masking, TFRecords; fine-tuning task data."""
 
+from keras_bert.data.batch_trimming import trim_batch_padding
 from keras_bert.data.classification_data import GLUE_TASKS
 from keras_bert.data.classification_data import read_classification_examples
 from keras_bert.data.conll_ner import convert_ner_sentences

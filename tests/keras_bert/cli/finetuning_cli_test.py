@@ -61,8 +61,8 @@ def test_run_squad_trains_predicts_scores_and_evaluates_the_best(model_dir, squa
     assert len(predictions) == len(nbest) == results["num_questions"] == results["total"]
     assert 0 <= results["exact_match"] <= results["f1"] <= 100
     assert all(abs(sum(e["probability"] for e in entries) - 1) < 1e-4 for entries in nbest.values())
-    # Eval-only from the best checkpoint gives the same predictions.
-    again = cli("run_squad", f"--init_checkpoint={out / 'best'}", "--do_predict",
+    # Eval-only from the run (its best checkpoint) gives the same predictions.
+    again = cli("run_squad", f"--init_checkpoint={out}", "--do_predict",
                 f"--output_dir={tmp_path / 'eval'}", *common)
     assert again.returncode == 0, again.stderr[-3000:]
     assert json.loads((tmp_path / "eval" / "predictions.json").read_text()) == predictions
@@ -107,6 +107,25 @@ def test_run_classifier_on_a_generic_tsv_and_bad_rows(model_dir, tmp_path):
             f"--init_checkpoint={tmp_path / 'out' / 'best'}", f"--output_dir={tmp_path / 'e'}"),
         "dev.tsv:3: label 'meh' is not one of the task's labels ['neg', 'pos']",
     )
+
+
+def test_run_classifier_fits_under_mirrored_strategy(model_dir, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    rows = [f"{w} film\t{l}" for w, l in [("good", "1"), ("bad", "0")] * 6]
+    (data / "train.tsv").write_text("\n".join(rows) + "\n")
+    (data / "dev.tsv").write_text("\n".join(rows[:5]) + "\n")
+    common = ["--task_name=tsv", f"--data_dir={data}", f"--init_checkpoint={model_dir}",
+              "--do_train", "--do_eval", "--num_train_steps=2", "--max_seq_length=8",
+              "--distribution_strategy=mirrored", "--num_cpu_devices=2"]
+    failed_with(
+        cli("run_classifier", *common, "--train_batch_size=5", f"--output_dir={tmp_path / 'a'}"),
+        "--train_batch_size=5 must be divisible by the number of replicas (2)",
+    )
+    done = cli("run_classifier", *common, "--train_batch_size=4", f"--output_dir={tmp_path / 'b'}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    history = json.loads((tmp_path / "b" / "eval_history.jsonl").read_text().splitlines()[-1])
+    assert history["step"] == 2 and np.isfinite(history["train_loss"])
 
 
 def test_run_classifier_scores_mrpc_dev_with_f1(model_dir, tmp_path):

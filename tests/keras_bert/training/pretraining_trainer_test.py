@@ -8,6 +8,7 @@ import pytest
 import tensorflow as tf
 
 from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
+from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
 from keras_bert.data.pretraining_dataset import pretraining_dataset
 from keras_bert.data.pretraining_records import parse_pretraining_batch
@@ -98,6 +99,15 @@ def test_warm_start_from_tf1_and_own_checkpoints_and_config_mismatch(records, tm
         load_init_checkpoint(wider, tmp_path / "tf1" / "bert_model.ckpt")
     with pytest.raises(FileNotFoundError, match="no checkpoint there"):
         load_init_checkpoint(wider, tmp_path / "nothing")
+    # Fine-tuning starts from a pretraining run; evaluating needs a checkpoint with the head.
+    qa = BertQuestionAnswerer(BertEncoder(**train_worker.CONFIG))
+    load_init_checkpoint(qa, tmp_path / "run")
+    for a, b in zip(qa.encoder.weights, trainer.model.encoder.weights):
+        np.testing.assert_array_equal(np.array(a), np.array(b))
+    with pytest.raises(ValueError, match="stores only the encoder"):
+        load_init_checkpoint(qa, tmp_path / "run", require_heads=True)
+    with pytest.raises(ValueError, match="has no weights for span_head"):
+        load_init_checkpoint(qa, tmp_path / "tf1" / "bert_model.ckpt", require_heads=True)
 
 
 @pytest.mark.large
