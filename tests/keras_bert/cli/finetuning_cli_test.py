@@ -66,6 +66,20 @@ def test_run_squad_trains_predicts_scores_and_evaluates_the_best(model_dir, squa
                 f"--output_dir={tmp_path / 'eval'}", *common)
     assert again.returncode == 0, again.stderr[-3000:]
     assert json.loads((tmp_path / "eval" / "predictions.json").read_text()) == predictions
+    # SQuAD v2.0: questions without answers; null odds and the v2.0 breakdown are written.
+    v2 = json.loads(squad_file.read_text())
+    for qa in v2["data"][0]["paragraphs"][0]["qas"][:3]:
+        qa.update(is_impossible=True, answers=[])
+    (tmp_path / "v2.json").write_text(json.dumps(v2))
+    v2_args = [a for a in common if not a.startswith("--predict_file")]
+    done = cli("run_squad", f"--init_checkpoint={out}", "--do_predict", "--version_2_with_negative",
+               f"--predict_file={tmp_path / 'v2.json'}", f"--output_dir={tmp_path / 'v2'}", *v2_args)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads((tmp_path / "v2" / "eval_results.json").read_text())
+    assert results["NoAns_total"] == 3 and results["HasAns_total"] == results["total"] - 3
+    assert {"best_f1", "best_f1_thresh"} <= set(results)
+    null_odds = json.loads((tmp_path / "v2" / "null_odds.json").read_text())
+    assert len(null_odds) == results["total"]
     # The encoder alone is no QA model: evaluating it is refused, not scored with a random head.
     failed_with(
         cli("run_squad", f"--init_checkpoint={model_dir}", "--do_predict",

@@ -199,3 +199,15 @@ def test_perfect_logits_recover_the_gold_answers_of_squad_dev(tmp_path, tokenize
     }
     assert len(misses) <= 15, misses  # 11 of 500 here
     assert all(gold in predicted for gold, predicted in misses.items()), misses
+
+
+def test_answers_longer_than_a_window_are_counted(tmp_path, tokenizer):
+    answer = "The final was played on a rainy day and the crowd cheered"  # 12 tokens
+    qas = [{"id": "q1", "question": "Who?", "answers": [
+        {"text": answer, "answer_start": CONTEXT.index(answer)}]}]
+    examples = read_squad_examples(write(tmp_path, squad(qas=qas)), is_training=True)
+    features = convert_squad_examples(examples, tokenizer, 16, 4, 4, is_training=True)
+    assert features.num_answers_outside_windows == 1  # windows hold 16 - 2 - 3 = 11 tokens
+    assert (features.start_positions == 0).all()
+    wider = convert_squad_examples(examples, tokenizer, 24, 4, 4, is_training=True)
+    assert wider.num_answers_outside_windows == 0
