@@ -58,25 +58,15 @@ def _task_and_examples(need_train, need_eval):
     return task, train, dev
 
 
-def _dataset(examples, task, preprocessor, batch_size, training):
-    import tensorflow as tf
+def _encode(examples, task, preprocessor):
+    """`(inputs, label_ids)`: the examples tokenized and packed in-graph, as NumPy arrays."""
+    import numpy as np
 
-    from keras_bert.data.batch_trimming import trim_batch_padding
-
-    label_ids = [task.labels.index(e.label) for e in examples]
-    text_a = [e.text_a for e in examples]
-    if examples[0].text_b is None:
-        dataset = tf.data.Dataset.from_tensor_slices((text_a, label_ids))
-        pack = lambda a, y: (preprocessor(a), y)  # noqa: E731
-    else:
-        text_b = [e.text_b for e in examples]
-        dataset = tf.data.Dataset.from_tensor_slices(((text_a, text_b), label_ids))
-        pack = lambda ab, y: (preprocessor(ab), y)  # noqa: E731
-    if training:
-        dataset = dataset.shuffle(len(examples), seed=FLAGS.random_seed).repeat()
-    dataset = dataset.batch(batch_size, drop_remainder=training)
-    dataset = dataset.map(pack, num_parallel_calls=tf.data.AUTOTUNE).map(trim_batch_padding)
-    return dataset.prefetch(tf.data.AUTOTUNE)
+    texts = [e.text_a for e in examples]
+    if examples[0].text_b is not None:
+        texts = (texts, [e.text_b for e in examples])
+    inputs = {name: value.numpy() for name, value in preprocessor(texts).items()}
+    return inputs, np.array([task.labels.index(e.label) for e in examples], "int32")
 
 
 def main(argv):
@@ -89,6 +79,7 @@ def main(argv):
     import keras
     import numpy as np
 
+    from keras_bert.data.length_batching import length_grouped_dataset
     from keras_bert.metrics.classification_metrics import classification_metrics
     from keras_bert.models.bert_classifier import BertClassifier
     from keras_bert.models.bert_encoder import BertEncoder
@@ -107,8 +98,7 @@ def main(argv):
     resuming = os.path.isdir(os.path.join(FLAGS.output_dir, "checkpoints"))
     if not resuming:
         finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
-    dev_dataset = _dataset(dev, task, preprocessor, FLAGS.eval_batch_size, training=False)
-    dev_labels = np.array([task.labels.index(e.label) for e in dev])
+    dev_inputs, dev_labels = _encode(dev, task, preprocessor)
 
     def scores(logits):
         results = classification_metrics(dev_labels, logits.argmax(-1), task.metrics)
@@ -118,7 +108,7 @@ def main(argv):
         return results
 
     def evaluate(m):
-        return scores(m.predict(dev_dataset, verbose=0))
+        return scores(m.predict(dev_inputs, batch_size=FLAGS.eval_batch_size, verbose=0))
 
     if FLAGS.do_train:
         if FLAGS.max_train_examples and FLAGS.max_train_examples < len(train):
@@ -138,10 +128,15 @@ def main(argv):
             f"{steps} steps ({len(train)} examples, batch {FLAGS.train_batch_size}); dev scored "
             f"every {finetuner.eval_every_steps} steps, best by {task.metrics[0]}"
         )
-        finetuner.fit(_dataset(train, task, preprocessor, FLAGS.train_batch_size, training=True))
+        train_inputs, train_labels = _encode(train, task, preprocessor)
+        finetuner.fit(length_grouped_dataset(
+            train_inputs, (train_labels,), FLAGS.train_batch_size, steps, FLAGS.random_seed
+        ))
         finetuning_flags.load_best(model, finetuner)
 
-    logits = model.predict(dev_dataset, verbose=finetuning_flags.progress())
+    logits = model.predict(
+        dev_inputs, batch_size=FLAGS.eval_batch_size, verbose=finetuning_flags.progress()
+    )
     probabilities = keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
     results = scores(logits)
     results.update(num_examples=len(dev), task=task.name)

@@ -50,12 +50,11 @@ def main(argv):
     sentences = {split: _read(split) for split, wanted in splits.items() if wanted}
     import keras
     import numpy as np
-    import tensorflow as tf
 
-    from keras_bert.data.batch_trimming import trim_batch_padding
     from keras_bert.data.conll_ner import CONLL2003_LABELS
     from keras_bert.data.conll_ner import convert_ner_sentences
     from keras_bert.data.conll_ner import word_predictions
+    from keras_bert.data.length_batching import length_grouped_dataset
     from keras_bert.metrics.conlleval import conlleval
     from keras_bert.models.bert_encoder import BertEncoder
     from keras_bert.models.bert_token_classifier import BertTokenClassifier
@@ -109,20 +108,14 @@ def main(argv):
             keep = np.arange(len(f.token_ids))
         steps = finetuning_flags.num_train_steps(len(keep))
         with strategy.scope():
-            # Pieces after a word's first carry label -1: weight 0, so the label value is moot.
             finetuning_flags.compile_model(
                 model, steps, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True)
             )
-        inputs = {k: v[keep] for k, v in f.inputs().items()}
-        dataset = (
-            tf.data.Dataset.from_tensor_slices(
-                (inputs, np.maximum(f.label_ids[keep], 0), f.sample_weight()[keep])
-            )
-            .shuffle(len(keep), seed=FLAGS.random_seed)
-            .repeat()
-            .batch(FLAGS.train_batch_size, drop_remainder=True)
-            .map(trim_batch_padding)  # pay for the longest sentence of the batch, not 128
-            .prefetch(tf.data.AUTOTUNE)
+        # Pieces after a word's first carry label -1 and weight 0, so the label value is moot.
+        dataset = length_grouped_dataset(
+            {k: v[keep] for k, v in f.inputs().items()},
+            (np.maximum(f.label_ids[keep], 0), f.sample_weight()[keep]),
+            FLAGS.train_batch_size, steps, FLAGS.random_seed,
         )
         finetuner = finetuning_flags.finetuner(
             model, strategy, tokenizer, steps, len(keep), evaluate, "f1"

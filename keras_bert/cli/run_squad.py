@@ -115,8 +115,8 @@ def main(argv):
         raise app.UsageError("--do_predict needs --predict_file.")
     import keras
     import numpy as np
-    import tensorflow as tf
 
+    from keras_bert.data.length_batching import length_grouped_dataset
     from keras_bert.models.bert_encoder import BertEncoder
     from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 
@@ -149,12 +149,9 @@ def main(argv):
                 model, steps, loss={"start_logits": loss, "end_logits": loss},
                 loss_weights={"start_logits": 0.5, "end_logits": 0.5},
             )
-        dataset = (
-            tf.data.Dataset.from_tensor_slices((features.inputs(), features.labels()))
-            .shuffle(len(features), seed=FLAGS.random_seed, reshuffle_each_iteration=True)
-            .repeat()
-            .batch(FLAGS.train_batch_size, drop_remainder=True)
-            .prefetch(tf.data.AUTOTUNE)
+        dataset = length_grouped_dataset(
+            features.inputs(), (features.labels(),), FLAGS.train_batch_size, steps,
+            FLAGS.random_seed,
         )
         evaluate_fn = None
         if FLAGS.do_predict and FLAGS.eval_every_steps:

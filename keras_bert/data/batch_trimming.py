@@ -10,8 +10,9 @@ def trim_batch_padding(inputs, *targets):
     """A `tf.data` map function: slices a padded batch to the longest row's length.
 
     `inputs` is the encoder's dict (`token_ids`, `segment_ids`, `padding_mask`, each
-    `[batch, max_seq_length]`); `targets` are passed on, and those of rank >= 2 (per-token
-    labels or sample weights `[batch, max_seq_length]`) are sliced the same way. Padded
+    `[batch, max_seq_length]`); `targets` (tensors or nests of them, e.g. a dict of labels) are
+    passed on, and those of rank >= 2 (per-token labels or sample weights
+    `[batch, max_seq_length]`) are sliced the same way. Padded
     positions never change the outputs at real positions, so this changes only the cost: a batch
     of SST-2 sentences padded to 128 is usually under 40 tokens long.
 
@@ -24,5 +25,7 @@ def trim_batch_padding(inputs, *targets):
     """
     length = tf.reduce_max(tf.reduce_sum(tf.cast(inputs["padding_mask"], tf.int32), axis=1))
     inputs = {name: value[:, :length] for name, value in inputs.items()}
-    targets = tuple(t[:, :length] if t.shape.rank >= 2 else t for t in targets)
+    targets = tf.nest.map_structure(
+        lambda t: t[:, :length] if t.shape.rank >= 2 else t, targets
+    )
     return (inputs, *targets)
