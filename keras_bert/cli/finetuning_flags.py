@@ -222,9 +222,14 @@ def finetuner(model, strategy, tokenizer, steps, num_examples, evaluate_fn=None,
 
 
 def load_best(model, finetuner):
-    """Loads the best checkpoint of a finished run into `model` (evaluation uses the best)."""
+    """Loads the best checkpoint of a finished run into `model` (evaluation uses the best), and
+    draws the run's dev curve when it was evaluated during training."""
     from keras_bert.checkpoints.tf1_checkpoint import load_tf1_checkpoint
+    from keras_bert.cli.run_logs import plot_eval_history
 
     load_tf1_checkpoint(model, finetuner.best_checkpoint)
     best = finetuner.best_metrics() or {}
     print(f"Evaluating the best checkpoint (step {best.get('step', '?')}).")
+    if finetuner.evaluate_fn is not None and finetuner.is_chief:
+        title = f"{os.path.basename(sys.argv[0])} {os.path.basename(FLAGS.output_dir)}"
+        print("Dev curve:", plot_eval_history(FLAGS.output_dir, finetuner.monitor, title))

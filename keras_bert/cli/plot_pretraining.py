@@ -5,29 +5,17 @@
 Reads `<output_dir>/train_log.jsonl`, which `run_pretraining` appends to every log interval.
 """
 
-import json
 import os
 
 from absl import app
 from absl import flags
 
+from keras_bert.cli.run_logs import read_log
+
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output_dir", None, "A run_pretraining --output_dir.")
 flags.DEFINE_string("png", None, "Where to write the plot. Default: <output_dir>/curves.png.")
 flags.DEFINE_string("title", None, "Plot title. Default: the run directory's name.")
-
-
-def read_log(path):
-    try:
-        with open(path) as f:
-            entries = [json.loads(line) for line in f if line.strip()]
-    except FileNotFoundError:
-        raise app.UsageError(f"{path} does not exist: is --output_dir a run_pretraining output?") from None
-    if not entries:
-        raise app.UsageError(f"{path} is empty: the run has not logged a step yet.")
-    # A resumed run re-logs steps after its last checkpoint; keep the latest entry per step.
-    by_step = {entry["step"]: entry for entry in entries}
-    return [by_step[step] for step in sorted(by_step)]
 
 
 def plot(entries, png, title):
@@ -62,7 +50,7 @@ def plot(entries, png, title):
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-    entries = read_log(os.path.join(FLAGS.output_dir, "train_log.jsonl"))
+    entries = read_log(os.path.join(FLAGS.output_dir, "train_log.jsonl"), "run_pretraining")
     png = FLAGS.png or os.path.join(FLAGS.output_dir, "curves.png")
     plot(entries, png, FLAGS.title or os.path.basename(os.path.normpath(FLAGS.output_dir)))
     last = entries[-1]

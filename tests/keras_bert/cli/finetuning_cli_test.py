@@ -114,6 +114,7 @@ def test_run_classifier_on_a_generic_tsv_and_bad_rows(model_dir, tmp_path):
     assert predictions[0] == "source\tlabel\tprediction\tp_neg\tp_pos" and len(predictions) == 7
     history = (tmp_path / "out" / "eval_history.jsonl").read_text().splitlines()
     assert len(history) == 2  # scored after each epoch
+    assert (tmp_path / "out" / "eval_curves.png").read_bytes()[:4] == b"\x89PNG"
 
     (data / "dev.tsv").write_text("text\tlabel\ngood film\tpos\nbad film\tmeh\n")
     failed_with(
