@@ -68,12 +68,18 @@ def describe(by_lr):
         for lr, a in sorted(by_lr.items()))
 
 
+def starts_in_order(runs):
+    """`(start, label, by_size)` with random initialization first, for a stable legend."""
+    for start, by_size in sorted(runs.items(), key=lambda item: item[0] != "random_init"):
+        yield start, start.replace("random_init", "random initialization"), by_size
+
+
 def plot_by_size(runs, axis):
     """Dev accuracy against training-set size, one line per start at its best learning rate."""
-    for start, by_size in sorted(runs.items(), key=lambda item: item[0] != "random_init"):
+    for start, name, by_size in starts_in_order(runs):
         sizes = sorted(by_size)
         best = [best_learning_rate(by_size[n]) for n in sizes]
-        label = start.replace("random_init", "random initialization") + " (best LR)"
+        label = name + " (best LR)"
         line = axis.errorbar(sizes, [100 * b[1] for b in best], yerr=[100 * b[2] for b in best],
                              marker="o", capsize=3, label=label)
         color = line[0].get_color()
@@ -96,14 +102,14 @@ def plot_by_epoch(runs, size, axis):
     """Mean dev accuracy after each epoch, one line per start, for `size` training examples."""
     import numpy as np
 
-    for start, by_size in sorted(runs.items(), key=lambda item: item[0] != "random_init"):
+    for start, name, by_size in starts_in_order(runs):
         if size not in by_size:
             continue
         by_lr = by_size[size]
         lr = max(by_lr, key=lambda lr: np.mean([curve[-1] for curve in by_lr[lr]]))
         curves = 100 * np.asarray(by_lr[lr])  # [seeds, epochs]
         epochs = np.arange(1, curves.shape[1] + 1)
-        label = f"{start.replace('random_init', 'random initialization')} (lr {lr:g}, {len(curves)} seed{'s' if len(curves) > 1 else ''})"
+        label = f"{name} (lr {lr:g}, {len(curves)} seed{'s' if len(curves) > 1 else ''})"
         line = axis.errorbar(epochs, curves.mean(0), yerr=curves.std(0, ddof=1) if len(curves) > 1 else None,
                              marker="o", capsize=3, label=label)
         for curve in curves:
