@@ -24,7 +24,8 @@ class Finetuner:
     `ceil(num_train_steps / steps_per_loop)` Keras "epochs" of `steps_per_loop` steps, each
     with a progress bar. After every loop the model and optimizer are checkpointed in
     `<output_dir>/checkpoints/`; running the same command again resumes there (same step, same
-    data position, same learning-rate schedule). Every `eval_every_steps` steps and at the end,
+    data position, same learning-rate schedule). At every multiple of `eval_every_steps` (an
+    epoch, say, wherever it falls in a loop) and at the end,
     `evaluate_fn(model)` scores the model; when `metrics[monitor]` improves, the weights are
     written to `<output_dir>/best/bert_model.ckpt` (google-research's format, heads included,
     with `bert_config.json`), which `--init_checkpoint` and the eval-only mode read. Without
@@ -69,6 +70,8 @@ class Finetuner:
             self.checkpoint, os.path.join(output_dir, "checkpoints"), max_to_keep=2
         )
         self.history_path = os.path.join(output_dir, "eval_history.jsonl")
+        if is_chief:
+            os.makedirs(output_dir, exist_ok=True)
 
     @property
     def step(self):
@@ -153,7 +156,8 @@ class Finetuner:
 
 
 class _LoopEnd(keras.callbacks.Callback):
-    """Stops at the step budget; checkpoints and evaluates at loop ends."""
+    """Stops at the step budget, evaluates at exact multiples of `eval_every_steps` (and at the
+    end), checkpoints at loop ends."""
 
     def __init__(self, finetuner):
         super().__init__()
@@ -162,16 +166,18 @@ class _LoopEnd(keras.callbacks.Callback):
         self.last_metrics = None
 
     def on_train_batch_end(self, batch, logs=None):
-        if self.finetuner.step >= self.finetuner.num_train_steps:
+        f = self.finetuner
+        step = f.step
+        done = step >= f.num_train_steps
+        if done:
             self.model.stop_training = True
+        due = f.eval_every_steps and step % f.eval_every_steps == 0
+        if f.evaluate_fn is not None and (done or due):
+            logs = {k: float(v) for k, v in (logs or {}).items()}
+            self.last_metrics = f._evaluate(logs)
 
     def on_epoch_end(self, epoch, logs=None):
         f = self.finetuner
         self.last_logs = {k: float(v) for k, v in (logs or {}).items()}
         if f.is_chief:
             f.manager.save(checkpoint_number=f.step)
-        done = f.step >= f.num_train_steps
-        every = f.eval_every_steps
-        due = every and (f.step // every) > ((f.step - f.steps_per_loop) // every)
-        if f.evaluate_fn is not None and (done or due):
-            self.last_metrics = f._evaluate(self.last_logs)

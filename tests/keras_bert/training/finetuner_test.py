@@ -97,3 +97,20 @@ def test_without_evaluation_the_final_weights_are_the_best(tmp_path):
     for name, value in collect_weights(model).items():
         np.testing.assert_array_equal(best[name], value)
     assert Finetuner(classifier(), str(tmp_path), 3, 2).fit(dataset(), verbose=0)["step"] == 3
+
+
+def test_evaluations_fall_on_exact_multiples_inside_loops(tmp_path):
+    steps_seen = []
+
+    def evaluate(model):
+        steps_seen.append(int(model.optimizer.iterations.numpy()))
+        return {"score": float(len(steps_seen))}
+
+    finetuner = Finetuner(classifier(), str(tmp_path), 7, 3, evaluate_fn=evaluate,
+                          monitor="score", eval_every_steps=2)
+    finetuner.fit(dataset(), verbose=0)
+    assert steps_seen == [2, 4, 6, 7]  # loops end at 3, 6, 7; epochs of 2 steps do not
+    assert finetuner.best_metrics()["step"] == 7
+    assert sorted(p.name for p in (tmp_path / "checkpoints").glob("*.index")) == [
+        "ckpt-6.index", "ckpt-7.index"
+    ]
