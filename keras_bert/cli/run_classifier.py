@@ -36,7 +36,7 @@ def _task_and_examples(need_train, need_eval):
     from keras_bert.data.classification_data import TsvFormatError
     from keras_bert.data.classification_data import generic_tsv_task
     from keras_bert.data.classification_data import read_classification_examples
-    from keras_bert.data.classification_data import task_file
+    from keras_bert.data.data_files import find_data_file
 
     name = FLAGS.task_name.lower()
     if name not in GLUE_TASKS and name != "tsv":
@@ -46,12 +46,12 @@ def _task_and_examples(need_train, need_eval):
         )
     try:
         if name == "tsv":
-            task = generic_tsv_task(task_file(FLAGS.data_dir, "train.tsv"), FLAGS.label_list)
+            task = generic_tsv_task(find_data_file(FLAGS.data_dir, "train.tsv"), FLAGS.label_list)
         else:
             task = GLUE_TASKS[name]
-        train = read_classification_examples(task_file(FLAGS.data_dir, task.train_file), task) \
+        train = read_classification_examples(find_data_file(FLAGS.data_dir, task.train_file), task) \
             if need_train else None
-        dev = read_classification_examples(task_file(FLAGS.data_dir, task.dev_file), task) \
+        dev = read_classification_examples(find_data_file(FLAGS.data_dir, task.dev_file), task) \
             if need_eval else None
     except (TsvFormatError, FileNotFoundError) as e:
         raise app.UsageError(str(e)) from None

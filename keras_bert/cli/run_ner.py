@@ -29,12 +29,12 @@ flags.DEFINE_bool("do_predict", False, "Score test.txt.")
 
 
 def _read(split):
-    from keras_bert.data.classification_data import task_file
+    from keras_bert.data.data_files import find_data_file
     from keras_bert.data.conll_ner import ConllFormatError
     from keras_bert.data.conll_ner import read_conll
 
     try:
-        return read_conll(task_file(FLAGS.data_dir, f"{split}.txt"))
+        return read_conll(find_data_file(FLAGS.data_dir, f"{split}.txt"))
     except (ConllFormatError, FileNotFoundError) as e:
         raise app.UsageError(str(e)) from None
 

@@ -123,6 +123,7 @@ def main(argv):
     strategy = finetuning_flags.strategy()  # first: it may split the CPU into devices
     config = finetuning_flags.bert_config()
     tokenizer = finetuning_flags.tokenizer()
+    predict_features = None
     if FLAGS.do_train:  # read everything before spending minutes on the model
         train_examples = _examples(FLAGS.train_file, is_training=True)
     if FLAGS.do_predict:
@@ -155,7 +156,9 @@ def main(argv):
         )
         evaluate_fn = None
         if FLAGS.do_predict and FLAGS.eval_every_steps:
-            eval_features = _features(predict_examples, tokenizer, False, "Evaluation")
+            eval_features = predict_features = _features(
+                predict_examples, tokenizer, False, "Prediction"
+            )
 
             def evaluate_fn(m):
                 predictions, _, null_odds = _predict(m, predict_examples, eval_features)
@@ -174,9 +177,10 @@ def main(argv):
         finetuning_flags.load_best(model, finetuner)
 
     if FLAGS.do_predict:
-        features = _features(predict_examples, tokenizer, False, "Prediction")
+        if predict_features is None:
+            predict_features = _features(predict_examples, tokenizer, False, "Prediction")
         predictions, nbest, null_odds = _predict(
-            model, predict_examples, features, finetuning_flags.progress()
+            model, predict_examples, predict_features, finetuning_flags.progress()
         )
         outputs = {"predictions.json": predictions, "nbest_predictions.json": nbest}
         if FLAGS.version_2_with_negative:

@@ -1,7 +1,5 @@
 """The text-input side the corpus CLIs share: `--input_file` lists and .txt/.txt.gz reading."""
 
-import gzip
-
 from absl import app
 
 
@@ -17,9 +15,10 @@ def input_files(input_file):
 
 def read_text(path):
     """The whole UTF-8 text of `path` (gzip-compressed when it ends in .gz), or a usage error."""
-    opener = gzip.open if path.endswith(".gz") else open
+    from keras_bert.data.data_files import open_data_file
+
     try:
-        with opener(path, "rt", encoding="utf-8") as f:
+        with open_data_file(path, encoding="utf-8") as f:
             return f.read()
     except UnicodeDecodeError as e:
         raise app.UsageError(f"{path} is not UTF-8 text ({e}).") from None

@@ -6,6 +6,7 @@ from keras_bert.data.classification_data import read_classification_examples
 from keras_bert.data.conll_ner import convert_ner_sentences
 from keras_bert.data.conll_ner import read_conll
 from keras_bert.data.documents import tokenize_documents
+from keras_bert.data.length_batching import length_grouped_dataset
 from keras_bert.data.dynamic_masking import DynamicMasker
 from keras_bert.data.masking import MaskingPolicy
 from keras_bert.data.masking import TokenMasker

@@ -1,10 +1,9 @@
 """Sentence(-pair) classification data: the GLUE tasks' TSV layouts and a generic TSV task."""
 
 import dataclasses
-import gzip
-import os
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.data.data_files import open_data_file
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,22 +61,6 @@ class TsvFormatError(ValueError):
     """A TSV row that does not fit the task, naming the file and line."""
 
 
-def _open_text(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    return opener(path, "rt", encoding="utf-8-sig", newline="")  # -sig: MRPC starts with a BOM
-
-
-def task_file(data_dir, name):
-    """`data_dir/name`, or `data_dir/name.gz` when only that exists."""
-    path = os.path.join(data_dir, name)
-    for candidate in (path, path + ".gz"):
-        if os.path.exists(candidate):
-            return candidate
-    raise FileNotFoundError(
-        f"{path} (or {path}.gz) does not exist: --data_dir must hold the task's {name}."
-    )
-
-
 def generic_tsv_task(path, labels=None):
     """The generic task: rows `text<TAB>label` or `text_a<TAB>text_b<TAB>label`.
 
@@ -102,7 +85,8 @@ def generic_tsv_task(path, labels=None):
 
 
 def _rows(path):
-    with _open_text(path) as f:
+    # utf-8-sig: MRPC's files start with a byte-order mark.
+    with open_data_file(path, encoding="utf-8-sig", newline="") as f:
         for line_number, line in enumerate(f, 1):
             line = line.rstrip("\r\n")
             if line.strip():

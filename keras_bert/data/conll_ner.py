@@ -1,12 +1,12 @@
 """CoNLL-2003 NER: read `word POS chunk tag` files; align word labels to the first WordPiece."""
 
 import dataclasses
-import gzip
 import os
 
 import numpy as np
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.data.data_files import open_data_file
 
 CONLL2003_LABELS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC")
 
@@ -33,9 +33,8 @@ def read_conll(path, num_columns=4, labels=CONLL2003_LABELS):
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"CoNLL file {path} does not exist.")
-    opener = gzip.open if path.endswith(".gz") else open
     sentences, words, tags, first = [], [], [], None
-    with opener(path, "rt", encoding="utf-8") as f:
+    with open_data_file(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             columns = line.split()
             if not columns or columns[0] == "-DOCSTART-":

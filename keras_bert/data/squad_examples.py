@@ -1,11 +1,11 @@
 """Read SQuAD v1.1 / v2.0 JSON into `SquadExample`s (whitespace words + answer word span)."""
 
 import dataclasses
-import gzip
 import json
 import os
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.data.data_files import open_data_file
 
 
 @dataclasses.dataclass
@@ -79,8 +79,7 @@ def _read_text(path):
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"SQuAD file {path} does not exist.")
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
+    with open_data_file(path, "rb") as f:
         data = f.read()
     try:
         return data.decode("utf-8")

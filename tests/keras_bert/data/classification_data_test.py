@@ -6,7 +6,7 @@ from keras_bert.data.classification_data import GLUE_TASKS
 from keras_bert.data.classification_data import TsvFormatError
 from keras_bert.data.classification_data import generic_tsv_task
 from keras_bert.data.classification_data import read_classification_examples
-from keras_bert.data.classification_data import task_file
+from keras_bert.data.data_files import find_data_file
 from tests.data_paths import shared_data_dir
 
 
@@ -19,7 +19,7 @@ from tests.data_paths import shared_data_dir
 def test_glue_dev_sets_read_with_their_counts(task, folder, dev_count, first_a, has_b):
     spec = GLUE_TASKS[task]
     examples = read_classification_examples(
-        task_file(shared_data_dir() / "glue" / folder, spec.dev_file), spec
+        find_data_file(shared_data_dir() / "glue" / folder, spec.dev_file), spec
     )
     assert len(examples) == dev_count
     assert examples[0].text_a == first_a
@@ -29,7 +29,7 @@ def test_glue_dev_sets_read_with_their_counts(task, folder, dev_count, first_a, 
 
 def test_sst2_train_is_read_from_its_gz():
     spec = GLUE_TASKS["sst-2"]
-    path = task_file(shared_data_dir() / "glue" / "SST-2", spec.train_file)
+    path = find_data_file(shared_data_dir() / "glue" / "SST-2", spec.train_file)
     assert path.endswith("train.tsv.gz")
     assert len(read_classification_examples(path, spec)) == 67349
 
@@ -63,4 +63,4 @@ def test_generic_tsv_task_with_pairs_and_header(tmp_path):
 
 def test_missing_file_says_what_data_dir_needs(tmp_path):
     with pytest.raises(FileNotFoundError, match="--data_dir must hold the task's dev.tsv"):
-        task_file(str(tmp_path), "dev.tsv")
+        find_data_file(str(tmp_path), "dev.tsv")

@@ -1,0 +1,21 @@
+"""Opening task data files: plain or gzip-compressed (`.gz`), and finding them in a `--data_dir`."""
+
+import gzip
+import os
+
+
+def open_data_file(path, mode="rt", **kwargs):
+    """`open(path, mode)`, through gzip when `path` ends in `.gz`."""
+    path = os.fspath(path)
+    return (gzip.open if path.endswith(".gz") else open)(path, mode, **kwargs)
+
+
+def find_data_file(data_dir, name):
+    """`data_dir/name`, or `data_dir/name.gz` when only that exists."""
+    path = os.path.join(data_dir, name)
+    for candidate in (path, path + ".gz"):
+        if os.path.exists(candidate):
+            return candidate
+    raise FileNotFoundError(
+        f"{path} (or {path}.gz) does not exist: --data_dir must hold the task's {name}."
+    )
