@@ -9,7 +9,7 @@ PIP := $(PY) -m pip
 # Quieter TensorFlow start-up; errors still print.
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
-.PHONY: demo test test-fast test-jax test-bazel clean
+.PHONY: demo test test-fast test-jax test-bazel task-library-check clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -44,5 +44,20 @@ test-jax: $(VENV)/.installed-test
 test-bazel: $(VENV)/.installed-test
 	tools/bazel_ci.sh
 
+# The real TFLite Task Library (tflite-support pins protobuf<4, so it gets its own throwaway
+# venv) answering SQuAD dev questions from our exported .tflite alone, against the Python
+# pipeline. Needs the fine-tuned QA model of docs/fine_tuning.md in runs/squad_minilm/out.
+TLS_VENV := .venv-tflite-support
+$(TLS_VENV)/.installed:
+	$(PYTHON) -m venv $(TLS_VENV)
+	$(TLS_VENV)/bin/pip install tflite-support==0.4.4
+	# tflite_support's native module links libusb.
+	dpkg -s libusb-1.0-0 >/dev/null 2>&1 || apt-get install -y libusb-1.0-0
+	touch $@
+
+task-library-check: $(VENV)/.installed-test $(TLS_VENV)/.installed
+	$(PY) tools/task_library_compare.py --num_questions 100 --every 100 \
+		--task_library_python $(TLS_VENV)/bin/python --work_dir runs/task_library
+
 clean:
-	rm -rf $(VENV) build dist *.egg-info bazel-*
+	rm -rf $(VENV) $(TLS_VENV) build dist *.egg-info bazel-*

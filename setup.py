@@ -37,7 +37,9 @@ setuptools.setup(
         "matplotlib",
     ],
     extras_require={
-        "export": ["ai-edge-litert>=2.3"],
+        # The TFLite interpreter, TF Serving's request protos (warmup records), and the
+        # flatbuffers builder for TFLite metadata.
+        "export": ["ai-edge-litert>=2.3", "tensorflow-serving-api>=2.21,<2.22", "flatbuffers"],
         "test": [
             "pytest",
             # References for parity tests: the CPU build of torch 2.13.0 (any other version
@@ -46,6 +48,8 @@ setuptools.setup(
             "transformers",
             "jax",
             "ai-edge-litert>=2.3",
+            "tensorflow-serving-api>=2.21,<2.22",
+            "flatbuffers",
         ],
     },
     entry_points={

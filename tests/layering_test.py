@@ -30,7 +30,10 @@ ALLOWED = {
     },
     # Metrics are pure Python / NumPy with the official definitions: no framework at all.
     "keras_bert/metrics": {"numpy", "keras_bert.api_export", "keras_bert.metrics"},
-    "export": {"keras", "numpy", "tensorflow", "ai_edge_litert", "keras_bert", "export"},
+    "export": {
+        "keras", "numpy", "tensorflow", "tensorflow_text", "tensorflow_serving", "ai_edge_litert",
+        "flatbuffers", "absl", "tqdm", "keras_bert", "export",
+    },
 }
 
 

@@ -125,6 +125,7 @@ def convert_ner_sentences(sentences, tokenizer, labels, max_seq_length):
     )
 
 
+@keras_bert_export("keras_bert.data.word_predictions")
 def word_predictions(features, logits, labels):
     """Tags per word from `[n, seq, num_labels]` logits (cut-off words get `O`)."""
     best = np.asarray(logits).argmax(-1)

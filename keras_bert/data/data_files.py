@@ -3,13 +3,17 @@
 import gzip
 import os
 
+from keras_bert.api_export import keras_bert_export
 
+
+@keras_bert_export("keras_bert.data.open_data_file")
 def open_data_file(path, mode="rt", **kwargs):
     """`open(path, mode)`, through gzip when `path` ends in `.gz`."""
     path = os.fspath(path)
     return (gzip.open if path.endswith(".gz") else open)(path, mode, **kwargs)
 
 
+@keras_bert_export("keras_bert.data.find_data_file")
 def find_data_file(data_dir, name):
     """`data_dir/name`, or `data_dir/name.gz` when only that exists."""
     path = os.path.join(data_dir, name)

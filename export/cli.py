@@ -1,0 +1,156 @@
+"""Exports a fine-tuned model to TF Serving and TFLite, and verifies every variant on real data.
+
+    python -m export.cli --task_name=squad --init_checkpoint=runs/squad_minilm/out \
+        --export_dir=exports --model_name=squad_minilm --max_seq_length=384 \
+        --calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz \
+        --verify --predict_file=../shared/data/squad/dev-v1.1.json.gz --eval_last_articles=10
+
+Writes `<export_dir>/<model_name>/<version>/` (a TF Serving SavedModel with `serving_default`
+on int ids and `serve_text` on strings), `<export_dir>/tflite/<model_name>_<variant>.tflite`
+(builtin ops only, vocabulary and labels in the TFLite metadata) and, with `--verify`,
+`<export_dir>/reports/<model_name>/verification.{md,json}`: score, size, max logit difference
+against Keras and batch-1 latency of every variant on the same evaluation data.
+"""
+
+import os
+
+from absl import app
+from absl import flags
+from absl import logging
+
+FLAGS = flags.FLAGS
+
+TASKS = ("squad", "sst-2", "mrpc", "cola", "rte", "conll2003")
+VARIANTS = ("float32", "float16", "dynamic_int8", "full_int8")
+
+flags.DEFINE_enum("task_name", None, TASKS, "The fine-tuned task (picks the model and its data).")
+flags.DEFINE_string("init_checkpoint", None, "A fine-tuning output_dir (its best/), or a TF1 checkpoint dir.")
+flags.DEFINE_string("bert_config_file", None, "bert_config.json (default: next to the checkpoint).")
+flags.DEFINE_string("vocab_file", None, "vocab.txt (default: next to the checkpoint).")
+flags.DEFINE_bool("do_lower_case", True, "Lower-case input (uncased checkpoints).")
+flags.DEFINE_list("labels", None, "Class names in class-id order (default: the task's).")
+flags.DEFINE_integer("max_seq_length", None, "Sequence length (default: 384 for squad, else 128).")
+flags.DEFINE_integer("doc_stride", 128, "SQuAD: tokens between consecutive window starts.")
+flags.DEFINE_integer("max_query_length", 64, "SQuAD: question tokens kept.")
+flags.DEFINE_string("export_dir", None, "Base directory for every artefact.")
+flags.DEFINE_string("model_name", None, "TF Serving model name (default: the task name).")
+flags.DEFINE_integer("version", None, "SavedModel version (default: the next free one).")
+flags.DEFINE_list("formats", ["saved_model", "tflite"], "saved_model and/or tflite.")
+flags.DEFINE_list("quantizations", list(VARIANTS), f"TFLite variants, of {VARIANTS}.")
+flags.DEFINE_string("calibration_file", None, "Data for full-int8 calibration (a train file).")
+flags.DEFINE_integer("num_calibration_examples", 200, "Calibration inputs (padded ones included).")
+flags.DEFINE_bool("verify", False, "Run and score every variant on the evaluation data.")
+flags.DEFINE_string("predict_file", None, "Evaluation data (SQuAD JSON, GLUE dev TSV, CoNLL).")
+flags.DEFINE_integer("eval_last_articles", 10, "SQuAD: score the last N articles of --predict_file.")
+flags.DEFINE_integer("max_eval_examples", None, "Classifiers: score at most this many examples.")
+flags.DEFINE_integer("latency_runs", 30, "Timed batch-1 calls per variant and thread count.")
+
+
+def _checkpoint_dir():
+    path = FLAGS.init_checkpoint
+    best = os.path.join(path, "best")
+    if os.path.isdir(best):
+        return best
+    return path if os.path.isdir(path) else os.path.dirname(path)
+
+
+def _file_next_to_checkpoint(flag_value, name, flag):
+    path = flag_value or os.path.join(_checkpoint_dir(), name)
+    if not os.path.isfile(path):
+        raise app.UsageError(f"No {name}: pass --{flag}, or an --init_checkpoint directory with {name}.")
+    return path
+
+
+def _labels():
+    if FLAGS.labels:
+        return FLAGS.labels
+    import keras_bert
+
+    if FLAGS.task_name == "conll2003":
+        return list(keras_bert.data.CONLL2003_LABELS)
+    if FLAGS.task_name == "squad":
+        return None
+    return list(keras_bert.data.GLUE_TASKS[FLAGS.task_name].labels)
+
+
+def _model(config_file):
+    import keras_bert
+    from keras_bert.checkpoints import load_init_checkpoint
+
+    config = keras_bert.BertConfig.from_json_file(config_file)
+    encoder = keras_bert.BertEncoder.from_bert_config(config)
+    if FLAGS.task_name == "squad":
+        model = keras_bert.BertQuestionAnswerer(encoder)
+    elif FLAGS.task_name == "conll2003":
+        model = keras_bert.BertTokenClassifier(encoder, len(_labels()))
+    else:
+        model = keras_bert.BertClassifier(encoder, len(_labels()))
+    print(load_init_checkpoint(model, FLAGS.init_checkpoint, require_heads=True))
+    return model
+
+
+def main(argv):
+    del argv
+    logging.set_verbosity(logging.WARNING)  # TensorFlow's per-function export chatter
+    import keras_bert  # noqa: F401  (after flag parsing: TensorFlow start-up is slow)
+
+    from export import data as export_data
+    from export.saved_model import export_saved_model
+    from export.tflite_variants import export_tflite_variants
+    from export.verify import compare_variants, write_report
+
+    unknown = sorted(set(FLAGS.quantizations) - set(VARIANTS))
+    if unknown:
+        raise app.UsageError(f"--quantizations: unknown {unknown}; choose from {VARIANTS}.")
+    if "full_int8" in FLAGS.quantizations and "tflite" in FLAGS.formats and not FLAGS.calibration_file:
+        raise app.UsageError("full_int8 needs --calibration_file (real training examples).")
+    if FLAGS.verify and not FLAGS.predict_file:
+        raise app.UsageError("--verify needs --predict_file (the evaluation data).")
+    config_file = _file_next_to_checkpoint(FLAGS.bert_config_file, "bert_config.json", "bert_config_file")
+    vocab_file = _file_next_to_checkpoint(FLAGS.vocab_file, "vocab.txt", "vocab_file")
+    seq = FLAGS.max_seq_length or (384 if FLAGS.task_name == "squad" else 128)
+    name = FLAGS.model_name or FLAGS.task_name.replace("-", "")
+    squad_options = dict(doc_stride=FLAGS.doc_stride, max_query_length=FLAGS.max_query_length)
+    data = export_data.TaskData(
+        FLAGS.task_name, vocab_file, FLAGS.do_lower_case, seq, squad_options,
+    )
+    model = _model(config_file)
+
+    version_dir = None
+    if "saved_model" in FLAGS.formats:
+        version_dir = export_saved_model(
+            model, FLAGS.export_dir, name, vocab_file, seq, lowercase=FLAGS.do_lower_case,
+            labels=_labels(), text_pair=data.text_pair, version=FLAGS.version,
+            squad_options=squad_options if FLAGS.task_name == "squad" else None,
+        )
+        print(f"SavedModel: {version_dir}")
+    tflite_paths = {}
+    if "tflite" in FLAGS.formats:
+        calibration = None
+        if "full_int8" in FLAGS.quantizations:
+            calibration = data.calibration_inputs(FLAGS.calibration_file, FLAGS.num_calibration_examples)
+        tflite_paths = export_tflite_variants(
+            model, os.path.join(FLAGS.export_dir, "tflite"), name, seq, FLAGS.quantizations,
+            vocab_file, _labels(), calibration,
+        )
+        for variant, path in tflite_paths.items():
+            print(f"TFLite {variant}: {path} ({os.path.getsize(path) / 1e6:.1f} MB)")
+    if FLAGS.verify:
+        evaluation = data.evaluation(FLAGS.predict_file, FLAGS.eval_last_articles, FLAGS.max_eval_examples)
+        bar = export_data.progress_bar()
+        rows = compare_variants(
+            model, version_dir, tflite_paths, evaluation.inputs, evaluation.score,
+            latency_runs=FLAGS.latency_runs, progress=bar,
+        )
+        extra = {"evaluation": evaluation.description}
+        if version_dir is not None and evaluation.text_check is not None:
+            extra["serve_text"] = evaluation.text_check(version_dir, model)
+        report = write_report(rows, os.path.join(FLAGS.export_dir, "reports", name),
+                              f"{name}: export verification", extra)
+        with open(report) as f:
+            print(f.read())
+
+
+if __name__ == "__main__":
+    flags.mark_flags_as_required(["task_name", "init_checkpoint", "export_dir"])
+    app.run(main)

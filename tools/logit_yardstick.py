@@ -1,0 +1,66 @@
+"""How far Keras and the float32 .tflite each are from a float64 NumPy forward pass.
+
+    PYTHONPATH=. .venv/bin/python tools/logit_yardstick.py \
+        --model_dir=runs/squad_minilm/out \
+        --tflite=runs/export_squad/tflite/squad_minilm_float32.tflite --num_windows=12
+
+The SQuAD QA model's logits reach |10|; float32 rounding through six layers at sequence length
+384 moves each implementation about 1e-5 from the exact (float64) result, in different
+directions, so Keras and TFLite can differ from each other by twice that. This prints both
+distances on windows of the last SQuAD v1.1 dev article (tests/reference/numpy_bert.py is the
+float64 oracle).
+"""
+
+import argparse
+import gzip
+import json
+import os
+import tempfile
+
+import numpy as np
+
+import keras_bert
+from export.tflite import run_tflite
+from keras_bert.checkpoints import collect_weights, load_init_checkpoint
+from tests.reference import numpy_bert
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model_dir", default="runs/squad_minilm/out")
+    parser.add_argument("--tflite", required=True)
+    parser.add_argument("--squad", default="../shared/data/squad/dev-v1.1.json.gz")
+    parser.add_argument("--num_windows", type=int, default=12)
+    args = parser.parse_args()
+    best = os.path.join(args.model_dir, "best")
+    config = keras_bert.BertConfig.from_json_file(os.path.join(best, "bert_config.json"))
+    qa = keras_bert.BertQuestionAnswerer(keras_bert.BertEncoder.from_bert_config(config))
+    load_init_checkpoint(qa, args.model_dir, require_heads=True)
+    with gzip.open(args.squad, "rt", encoding="utf-8") as f:
+        dataset = json.load(f)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump({"data": dataset["data"][-1:]}, f)
+    examples = keras_bert.data.read_squad_examples(f.name, is_training=False)
+    tokenizer = keras_bert.ReferenceTokenizer(os.path.join(best, "vocab.txt"), do_lower_case=True)
+    features = keras_bert.data.convert_squad_examples(examples, tokenizer, 384, 128, 64)
+    n = args.num_windows
+    inputs = {k: v[:n] for k, v in features.inputs().items()}
+    keras_out = qa.predict(inputs, verbose=0)
+    tflite_out = [run_tflite(args.tflite, {k: v[i : i + 1] for k, v in inputs.items()}) for i in range(n)]
+    weights = collect_weights(qa)
+    sequence, _, _ = numpy_bert.encoder(weights, config.to_dict(), **inputs)
+    exact = sequence @ np.asarray(weights["cls/squad/output_weights"], np.float64).T + np.asarray(
+        weights["cls/squad/output_bias"], np.float64
+    )  # [n, S, 2]
+    for j, name in enumerate(("start_logits", "end_logits")):
+        tfl = np.concatenate([o[name] for o in tflite_out])
+        print(
+            f"{name}: |keras - float64| max {np.abs(keras_out[name] - exact[..., j]).max():.2e}, "
+            f"|tflite - float64| max {np.abs(tfl - exact[..., j]).max():.2e}, "
+            f"|tflite - keras| max {np.abs(tfl - keras_out[name]).max():.2e}, "
+            f"max |logit| {np.abs(exact[..., j]).max():.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
