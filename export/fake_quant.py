@@ -1,0 +1,145 @@
+"""`FakeQuant`: int8 fake quantization of one activation tensor, with an EMA-tracked range."""
+
+import keras
+import tensorflow as tf
+
+# What a `FakeQuant` layer does when called:
+#   "quantize": round to the int8 grid of its range (training updates the range by EMA first);
+#   "calibrate": update the range from the batch (EMA), pass values through unchanged;
+#   "off": pass values through unchanged (the float model).
+MODES = ("quantize", "calibrate", "off")
+
+# TFLite's int8 SOFTMAX output is fixed at scale 1/256, zero point -128: the range [0, 255/256].
+SOFTMAX_RANGE = (0.0, 255.0 / 256.0)
+
+
+def _quantize_kernel(kernel):
+    """Per-output-channel symmetric int8 rounding of a `[in, out]` kernel (straight-through)."""
+    scale = tf.reduce_max(tf.abs(kernel), axis=0, keepdims=True) / 127.0  # [1, out]
+    scale = tf.where(scale > 0.0, scale, tf.ones_like(scale))
+    rounded = tf.round(kernel / scale) * scale
+    return kernel + tf.stop_gradient(rounded - kernel)
+
+
+class WeightFakeQuant(keras.layers.Layer):
+    """Rounds a Dense kernel `[in, out]` to int8 per output channel, as the converter will.
+
+    The TFLite converter quantizes FULLY_CONNECTED weights symmetrically per output channel
+    (scale = max|w| / 127, zero point 0), so the converted weights equal these exactly. The
+    gradient passes straight through. `tf.quantization.fake_quant_with_min_max_vars_per_channel`
+    is not used: it quantizes the last axis, and TF 2.21's converter then fails on the transposed
+    FULLY_CONNECTED weights ("mismatched quantized axes"). Has no weights; `mode` as `FakeQuant`
+    (only `"off"` differs: the kernel passes unchanged).
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.mode = "quantize"
+
+    def call(self, kernel):
+        if self.mode == "off":
+            return kernel
+        return _quantize_kernel(kernel)
+
+
+class FakeQuant(keras.layers.Layer):
+    """Per-tensor asymmetric int8 fake quantization, as TFLite quantizes activations.
+
+    Holds the range `[range_min, range_max]` as non-trainable weights. The first batch seen in
+    training or calibration sets it; later ones move it by an exponential moving average
+    (`ema_decay`). The range always contains 0 (the int8 zero point must be exact). In
+    `"quantize"` mode, values are rounded with `tf.quantization.fake_quant_with_min_max_vars`
+    (straight-through gradient inside the range, zero outside), which the TFLite converter reads
+    as the tensor's quantization parameters.
+
+    Args:
+        ema_decay: float in [0, 1). Weight of the old range in each update. Defaults to 0.99.
+        fixed_range: optional `(min, max)`; then the range never moves (e.g. softmax outputs).
+
+    Call arguments:
+        x: float tensor to quantize.
+        observed: optional float tensor whose range is tracked instead of `x`'s (the attention
+            scores before the padding mask: masked entries then saturate at the range's bottom).
+        training: bool; ranges move in training and in `"calibrate"` mode.
+
+    Returns:
+        float tensor of the shape of `x`.
+    """
+
+    def __init__(self, ema_decay=0.99, fixed_range=None, **kwargs):
+        super().__init__(**kwargs)
+        if not 0.0 <= ema_decay < 1.0:
+            raise ValueError(f"ema_decay must be in [0, 1), got {ema_decay}.")
+        self.ema_decay = ema_decay
+        self.fixed_range = fixed_range
+        self.mode = "quantize"
+
+    def build(self, x_shape, observed_shape=None):
+        low, high = self.fixed_range or (0.0, 0.0)
+        self.range_min = self.add_weight(
+            name="range_min", shape=(), initializer=keras.initializers.Constant(low),
+            trainable=False,
+        )
+        self.range_max = self.add_weight(
+            name="range_max", shape=(), initializer=keras.initializers.Constant(high),
+            trainable=False,
+        )
+        self.seen = self.add_weight(
+            name="seen", shape=(), initializer="zeros", trainable=False
+        )
+        self.built = True
+
+    def _update_range(self, observed):
+        low = tf.minimum(tf.reduce_min(observed), 0.0)
+        high = tf.maximum(tf.reduce_max(observed), 0.0)
+        decay = self.ema_decay * tf.cast(self.seen > 0.0, tf.float32)  # 0 on the first batch
+        new_min = decay * self.range_min + (1.0 - decay) * low
+        new_max = decay * self.range_max + (1.0 - decay) * high
+        self.range_min.assign(new_min)
+        self.range_max.assign(new_max)
+        self.seen.assign(1.0)
+        return new_min, new_max
+
+    def call(self, x, observed=None, training=None):
+        if self.mode not in MODES:
+            raise ValueError(f"FakeQuant mode must be one of {MODES}, got {self.mode!r}.")
+        if self.mode == "off":
+            return x
+        x = tf.cast(x, tf.float32)
+        low, high = tf.convert_to_tensor(self.range_min), tf.convert_to_tensor(self.range_max)
+        if self.fixed_range is None and (training or self.mode == "calibrate"):
+            # Ranges are statistics, not parameters: no gradient flows into them.
+            observed = x if observed is None else observed
+            low, high = self._update_range(tf.stop_gradient(observed))
+        if self.mode == "calibrate":
+            return x
+        return tf.quantization.fake_quant_with_min_max_vars(
+            x, low, high, num_bits=8, narrow_range=False
+        )
+
+    def compute_output_shape(self, x_shape, observed_shape=None):
+        return tuple(x_shape)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"ema_decay": self.ema_decay, "fixed_range": self.fixed_range})
+        return config
+
+
+def set_fake_quant_mode(model, mode):
+    """Sets every `FakeQuant` and `WeightFakeQuant` layer of `model` to `mode` (see `MODES`).
+
+    Also drops the model's compiled train/predict functions, which baked in the old mode.
+    Returns the number of layers changed.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}.")
+    count = 0
+    for layer in model._flatten_layers(include_self=False, recursive=True):
+        if isinstance(layer, (FakeQuant, WeightFakeQuant)):
+            layer.mode = mode
+            count += 1
+    for name in ("train_function", "test_function", "predict_function"):
+        if hasattr(model, name):
+            setattr(model, name, None)
+    return count
