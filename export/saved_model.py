@@ -251,9 +251,10 @@ def _add_ids_endpoint(archive, model, kind):
                 message=f"segment_ids must be < type_vocab_size ({encoder.type_vocab_size}).",
             ),
         ]
-        with tf.control_dependencies(checks):
-            inputs = model_inputs({"ids": ids, "mask": mask, "segment_ids": segment_ids})
-            outputs = exported_outputs(model(inputs, training=False))
+        with tf.control_dependencies(checks):  # the checks run before any model op reads them
+            ids, mask, segment_ids = (tf.identity(t) for t in (ids, mask, segment_ids))
+        inputs = model_inputs({"ids": ids, "mask": mask, "segment_ids": segment_ids})
+        outputs = exported_outputs(model(inputs, training=False))
         if kind == kinds.CLASSIFICATION:
             outputs["probabilities"] = tf.nn.softmax(outputs["logits"], axis=-1)
         return outputs

@@ -280,7 +280,9 @@ def _tiny_qa_export(base):
     archive.track(preprocessor)
 
     def serve(ids, mask, segment_ids):
-        tf.debugging.assert_less(ids, TINY["vocab_size"], message="ids must be < vocab_size")
+        check = tf.debugging.assert_less(ids, TINY["vocab_size"], message="ids must be < vocab_size")
+        with tf.control_dependencies([check]):  # the check runs before the embedding gather
+            ids = tf.identity(ids)
         outputs = qa({"token_ids": ids, "padding_mask": mask, "segment_ids": segment_ids})
         return {"start_logits": outputs["start_logits"], "end_logits": outputs["end_logits"]}
 
