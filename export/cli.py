@@ -21,7 +21,8 @@ from absl import logging
 FLAGS = flags.FLAGS
 
 TASKS = ("squad", "sst-2", "mrpc", "cola", "rte", "conll2003")
-VARIANTS = ("float32", "float16", "dynamic_int8", "full_int8")
+VARIANTS = ("float32", "float16", "dynamic_int8", "full_int8", "qat_int8")
+DEFAULT_VARIANTS = ("float32", "float16", "dynamic_int8", "full_int8")
 
 flags.DEFINE_enum("task_name", None, TASKS, "The fine-tuned task (picks the model and its data).")
 flags.DEFINE_string("init_checkpoint", None, "A fine-tuning output_dir (its best/), or a TF1 checkpoint dir.")
@@ -36,9 +37,13 @@ flags.DEFINE_string("export_dir", None, "Base directory for every artefact.")
 flags.DEFINE_string("model_name", None, "TF Serving model name (default: the task name).")
 flags.DEFINE_integer("version", None, "SavedModel version (default: the next free one).")
 flags.DEFINE_list("formats", ["saved_model", "tflite"], "saved_model and/or tflite.")
-flags.DEFINE_list("quantizations", list(VARIANTS), f"TFLite variants, of {VARIANTS}.")
-flags.DEFINE_string("calibration_file", None, "Data for full-int8 calibration (a train file).")
+flags.DEFINE_list("quantizations", list(DEFAULT_VARIANTS),
+                  f"TFLite variants, of {VARIANTS} (qat_int8: full int8 after QAT fine-tuning).")
+flags.DEFINE_string("calibration_file", None, "Data for full-int8 calibration and QAT (a train file).")
 flags.DEFINE_integer("num_calibration_examples", 200, "Calibration inputs (padded ones included).")
+flags.DEFINE_integer("qat_steps", 300, "qat_int8: quantization-aware fine-tuning steps.")
+flags.DEFINE_float("qat_learning_rate", 2e-5, "qat_int8: peak learning rate.")
+flags.DEFINE_integer("num_qat_examples", 5000, "qat_int8: training examples (questions) sampled.")
 flags.DEFINE_bool("verify", False, "Run and score every variant on the evaluation data.")
 flags.DEFINE_string("predict_file", None, "Evaluation data (SQuAD JSON, GLUE dev TSV, CoNLL).")
 flags.DEFINE_integer("eval_last_articles", 10, "SQuAD: score the last N articles of --predict_file.")
@@ -89,6 +94,19 @@ def _model(config_file):
     return model
 
 
+def _quantization_aware_model(data, config_file, name):
+    """QAT fine-tuning of a second copy of the model (the float one stays as trained)."""
+    from export.qat_training import quantization_aware_finetune
+
+    inputs, labels = data.training_data(FLAGS.calibration_file, FLAGS.num_qat_examples)
+    output_dir = os.path.join(FLAGS.export_dir, "qat", name)
+    print(f"QAT: {FLAGS.qat_steps} steps on {len(inputs['token_ids'])} windows -> {output_dir}")
+    return quantization_aware_finetune(
+        _model(config_file), inputs, labels, output_dir, FLAGS.qat_steps,
+        learning_rate=FLAGS.qat_learning_rate,
+    )
+
+
 def main(argv):
     del argv
     logging.set_verbosity(logging.WARNING)  # TensorFlow's per-function export chatter
@@ -102,8 +120,10 @@ def main(argv):
     unknown = sorted(set(FLAGS.quantizations) - set(VARIANTS))
     if unknown:
         raise app.UsageError(f"--quantizations: unknown {unknown}; choose from {VARIANTS}.")
-    if "full_int8" in FLAGS.quantizations and "tflite" in FLAGS.formats and not FLAGS.calibration_file:
-        raise app.UsageError("full_int8 needs --calibration_file (real training examples).")
+    int8 = sorted({"full_int8", "qat_int8"} & set(FLAGS.quantizations))
+    if int8 and "tflite" in FLAGS.formats and not FLAGS.calibration_file:
+        verb = "needs" if len(int8) == 1 else "need"
+        raise app.UsageError(f"{' and '.join(int8)} {verb} --calibration_file (real training examples).")
     if FLAGS.verify and not FLAGS.predict_file:
         raise app.UsageError("--verify needs --predict_file (the evaluation data).")
     config_file = _file_next_to_checkpoint(FLAGS.bert_config_file, "bert_config.json", "bert_config_file")
@@ -126,12 +146,14 @@ def main(argv):
         print(f"SavedModel: {version_dir}")
     tflite_paths = {}
     if "tflite" in FLAGS.formats:
-        calibration = None
-        if "full_int8" in FLAGS.quantizations:
+        calibration = qat_model = None
+        if int8:
             calibration = data.calibration_inputs(FLAGS.calibration_file, FLAGS.num_calibration_examples)
+        if "qat_int8" in FLAGS.quantizations:
+            qat_model = _quantization_aware_model(data, config_file, name)
         tflite_paths = export_tflite_variants(
             model, os.path.join(FLAGS.export_dir, "tflite"), name, seq, FLAGS.quantizations,
-            vocab_file, _labels(), calibration,
+            vocab_file, _labels(), calibration, qat_model,
         )
         for variant, path in tflite_paths.items():
             print(f"TFLite {variant}: {path} ({os.path.getsize(path) / 1e6:.1f} MB)")

@@ -65,13 +65,15 @@ class TaskData:
         self.tokenizer = keras_bert.ReferenceTokenizer(vocab_file, do_lower_case=lowercase)
 
     # --- SQuAD -------------------------------------------------------------------------------
-    def _squad_features(self, examples):
+    def squad_features(self, examples):
+        """Evaluation windows of SQuAD `examples` (no answer positions)."""
         return keras_bert.data.convert_squad_examples(
             examples, self.tokenizer, self.max_seq_length, self.squad_options["doc_stride"],
             self.squad_options["max_query_length"], is_training=False,
         )
 
-    def _squad_examples(self, dataset):
+    def squad_examples(self, dataset):
+        """`SquadExample`s of a SQuAD dict (e.g. a subset of a file's articles)."""
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "subset.json")
             with open(path, "w", encoding="utf-8") as f:
@@ -107,7 +109,7 @@ class TaskData:
         if self.task_name == "squad":
             examples = keras_bert.data.read_squad_examples(path, is_training=False)
             order = np.random.default_rng(seed).permutation(len(examples))[:count]
-            inputs = self._squad_features([examples[i] for i in sorted(order)]).inputs()
+            inputs = self.squad_features([examples[i] for i in sorted(order)]).inputs()
         elif self.task_name == "conll2003":
             inputs = self._conll(path, None)[1].inputs()
         else:
@@ -117,6 +119,28 @@ class TaskData:
         if len(inputs["token_ids"]) == 0:
             raise ValueError(f"The calibration set from {path} is empty.")
         return inputs
+
+    def training_data(self, path, count, seed=0):
+        """`(inputs, labels)` of `count` seeded training examples from `path`, for QAT.
+
+        SQuAD: windows of `count` questions with start / end positions; GLUE: sentences with
+        class ids."""
+        path = _existing(path, "Training file")
+        rng = np.random.default_rng(seed)
+        if self.task_name == "squad":
+            examples = keras_bert.data.read_squad_examples(path, is_training=True)
+            order = np.sort(rng.permutation(len(examples))[:count])
+            features = keras_bert.data.convert_squad_examples(
+                [examples[i] for i in order], self.tokenizer, self.max_seq_length,
+                self.squad_options["doc_stride"], self.squad_options["max_query_length"],
+                is_training=True,
+            )
+            return features.inputs(), features.labels()
+        if self.task_name == "conll2003":
+            raise ValueError("QAT (qat_int8) supports SQuAD and GLUE tasks; not CoNLL-2003 yet.")
+        _, inputs, labels = self._glue(path, None)
+        order = np.sort(rng.permutation(len(labels))[:count])
+        return {k: v[order] for k, v in inputs.items()}, labels[order]
 
     def evaluation(self, path, last_articles, max_examples):
         """The evaluation set: SQuAD's last `last_articles` articles, or the first
@@ -134,8 +158,8 @@ class TaskData:
     def _squad_evaluation(self, path, last_articles):
         dataset = _load_json(path)
         dataset = {"version": dataset.get("version"), "data": dataset["data"][-last_articles:]}
-        examples = self._squad_examples(dataset)
-        features = self._squad_features(examples)
+        examples = self.squad_examples(dataset)
+        features = self.squad_features(examples)
         score = squad_scorer(examples, features, dataset, do_lower_case=self.lowercase)
 
         contexts = {

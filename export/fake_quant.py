@@ -25,7 +25,8 @@ class WeightFakeQuant(keras.layers.Layer):
     """Rounds a Dense kernel `[in, out]` to int8 per output channel, as the converter will.
 
     The TFLite converter quantizes FULLY_CONNECTED weights symmetrically per output channel
-    (scale = max|w| / 127, zero point 0), so the converted weights equal these exactly. The
+    (one scale per output row, zero point 0; scale max|w| / 127 is its documented scheme), so
+    the converted weights land on the same grid. The
     gradient passes straight through. `tf.quantization.fake_quant_with_min_max_vars_per_channel`
     is not used: it quantizes the last axis, and TF 2.21's converter then fails on the transposed
     FULLY_CONNECTED weights ("mismatched quantized axes"). Has no weights; `mode` as `FakeQuant`

@@ -1,25 +1,19 @@
 """`quantize_aware`: a keras_bert model with int8 fake quantization where TFLite quantizes."""
 
 import math
-import os
-import tempfile
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 import keras_bert
 from export.fake_quant import SOFTMAX_RANGE
 from export.fake_quant import FakeQuant
 from export.fake_quant import WeightFakeQuant
+from export.fake_quant import set_fake_quant_mode
 
 # The padding-mask addend of keras_bert's SelfAttention (google-research/bert's value).
 _MASK_ADDEND = -10000.0
-
-
-def _dense(x, layer, weight_fq, fold=1.0):
-    """`x @ kernel + bias` with the kernel on TFLite's per-channel int8 grid; `fold` scales both."""
-    kernel = weight_fq(tf.convert_to_tensor(layer.kernel) * fold)  # [in, out]
-    return tf.matmul(x, kernel) + tf.convert_to_tensor(layer.bias) * fold
 
 
 def _add_fake_quants(layer, names, ema_decay):
@@ -37,106 +31,210 @@ def _fake_quant_fns(layer, names, training):
     }
 
 
-class _LayerNorm(keras.layers.Layer):
-    """LayerNorm spelled as int8-friendly TFLite ops, each output fake-quantized.
+class _GroupedDense(keras.layers.Layer):
+    """A `Dense` between the grouped residual stream and a plain tensor, as int8 TFLite ops.
 
-    The sum of squares is one int8 BATCH_MATMUL per token (`c . c`, accumulated in int32), not
-    a squared `[B, S, H]` tensor: residual outliers (|c| ~ 30) would stretch that tensor's grid
-    to ~900 / 255, rounding every ordinary square to 0. `1/H` moves into the epsilon and
-    `sqrt(H)` into gamma, so no op is spent on them.
+    The stream is a list of `[B, S, H_g]` tensors, one per dimension group (see
+    `export.int8_profile`), each with its own int8 scale. Reading the stream (`groups_in`) is
+    one FULLY_CONNECTED per group on the matching kernel rows, summed; writing it
+    (`groups_out`) is one per group on the matching kernel columns. Each kernel slice gets its
+    own per-channel int8 scales, as the converter gives each FULLY_CONNECTED.
+    With one group this is the plain `Dense`.
     """
 
-    def __init__(self, layer, ema_decay, **kwargs):
+    def __init__(self, layer, groups, ema_decay, groups_in, fold=1.0, **kwargs):
         super().__init__(**kwargs)
         self.layer = layer
-        self.names = ("centered", "sum_of_squares", "inverse", "normalized", "scaled", "output")
+        self.groups = groups
+        self.groups_in = groups_in
+        self.fold = fold
+        self.split = len(groups) > 1
+        for g in range(len(groups)):
+            setattr(self, f"kernel_{g}_wq", WeightFakeQuant(name=f"kernel_{g}"))
+            if self.split and groups_in:
+                setattr(self, f"part_{g}_fq", FakeQuant(ema_decay, name=f"part_{g}"))
+                if 0 < g < len(groups) - 1:
+                    setattr(self, f"sum_{g}_fq", FakeQuant(ema_decay, name=f"sum_{g}"))
+
+    def call(self, x, training=None):
+        kernel = tf.convert_to_tensor(self.layer.kernel) * self.fold  # [in, out]
+        bias = tf.convert_to_tensor(self.layer.bias) * self.fold
+        if not self.split:
+            x = x[0] if self.groups_in else x
+            out = tf.matmul(x, self.kernel_0_wq(kernel)) + bias
+            return [out] if not self.groups_in else out
+        if not self.groups_in:  # plain tensor -> one output per group
+            outputs = []
+            for g, dims in enumerate(self.groups):
+                wq = getattr(self, f"kernel_{g}_wq")
+                outputs.append(tf.matmul(x, wq(tf.gather(kernel, dims, axis=1)))
+                               + tf.gather(bias, dims))
+            return outputs
+        last = len(self.groups) - 1
+        total = None  # grouped stream -> plain tensor: partial products, summed
+        for g, (part_in, dims) in enumerate(zip(x, self.groups)):
+            wq = getattr(self, f"kernel_{g}_wq")
+            part = tf.matmul(part_in, wq(tf.gather(kernel, dims, axis=0)))  # [..., out]
+            part = getattr(self, f"part_{g}_fq")(part + bias if g == 0 else part, training=training)
+            total = part if g == 0 else total + part
+            if 0 < g < last:  # the caller quantizes the final sum
+                total = getattr(self, f"sum_{g}_fq")(total, training=training)
+        return total
+
+
+class _LayerNorm(keras.layers.Layer):
+    """LayerNorm over the grouped residual stream, spelled as int8 TFLite ops.
+
+    The sum of squares is one int8 BATCH_MATMUL per token and group (`c . c`, accumulated in
+    int32), not a squared `[B, S, H]` tensor: residual outliers (|c| ~ 200 in MiniLM's first
+    layer) would stretch that tensor's grid to ~49000 / 255, rounding every ordinary square to
+    0. `1/H` moves into the epsilon and `sqrt(H)` into gamma, so no op is spent on them.
+
+    The per-token sum of squares is still one per-tensor int8 range: separator tokens' sums
+    (~49000 in MiniLM's first layer) coarsen ordinary tokens' (~200). Computing rsqrt on two
+    ranges (ordinary / outlier tokens, joined by `tf.where`) was tried: +0.1 F1 in Keras fake
+    quant, and TF 2.21's converter produced a broken int8 graph for it (docs/export.md).
+    """
+
+    def __init__(self, layer, groups, ema_decay, **kwargs):
+        super().__init__(**kwargs)
+        self.layer = layer
+        self.groups = groups
+        self.names = ["mean", "inverse"]
+        for g in range(len(groups)):
+            self.names += [f"centered_{g}", f"squares_{g}", f"normalized_{g}", f"scaled_{g}",
+                           f"output_{g}"]
+            if g:
+                self.names += [f"squares_sum_{g}"]
+            if 0 < g < len(groups) - 1:
+                self.names += [f"mean_sum_{g}"]
         _add_fake_quants(self, self.names, ema_decay)
 
     def call(self, x, training=None):
         fq = _fake_quant_fns(self, self.names, training)
-        width = x.shape[-1]
-        centered = fq["centered"](x - tf.reduce_mean(x, axis=-1, keepdims=True))  # [B, S, H]
-        # [B, S, 1, H] @ [B, S, H, 1] -> [B, S, 1, 1]: H * variance.
-        sum_of_squares = tf.matmul(centered[..., None, :], centered[..., :, None])[..., 0]
-        sum_of_squares = fq["sum_of_squares"](sum_of_squares)  # [B, S, 1]
+        width = sum(len(dims) for dims in self.groups)
+        # The mean as a FULLY_CONNECTED on a constant 1/H column (exact int32 accumulation),
+        # not SUM / MEAN: TF 2.21's optimized int8 SUM kernel is off by up to 105 grid steps
+        # from the reference kernel on these rows (found op by op; docs/export.md).
+        mean = None
+        for g, part in enumerate(x):
+            part_mean = tf.matmul(part, tf.fill([part.shape[-1], 1], 1.0 / width))  # [B, S, 1]
+            if g == 0:
+                mean = part_mean
+                continue
+            mean = mean + part_mean
+            if g < len(x) - 1:
+                mean = fq[f"mean_sum_{g}"](mean)
+        mean = fq["mean"](mean)  # [B, S, 1]
+        centered = [fq[f"centered_{g}"](part - mean) for g, part in enumerate(x)]
+        squares = [
+            # [B, S, 1, H_g] @ [B, S, H_g, 1] -> [B, S, 1, 1]: this group's share of H * variance.
+            fq[f"squares_{g}"](tf.matmul(part[..., None, :], part[..., :, None])[..., 0])
+            for g, part in enumerate(centered)
+        ]
+        total = squares[0]
+        for g in range(1, len(squares)):
+            total = fq[f"squares_sum_{g}"](total + squares[g])  # [B, S, 1]
+        floor = width * self.layer.epsilon
         # max(), not LayerNorm's "+ epsilon": an int8 ADD of a ~1e-10 constant came out wrong by
         # ~9 grid steps in TF 2.21's kernels (QuantizationDebugger); max() keeps the scale.
-        inverse = fq["inverse"](
-            tf.math.rsqrt(tf.maximum(sum_of_squares, width * self.layer.epsilon))
-        )  # [B, S, 1]
-        normalized = fq["normalized"](centered * inverse)  # [B, S, H], 1/sqrt(H) of LayerNorm's
+        inverse = fq["inverse"](tf.math.rsqrt(tf.maximum(total, floor)))  # [B, S, 1]
         gamma = tf.convert_to_tensor(self.layer.gamma) * math.sqrt(width)
-        scaled = fq["scaled"](normalized * gamma)
-        return fq["output"](scaled + tf.convert_to_tensor(self.layer.beta))
+        beta = tf.convert_to_tensor(self.layer.beta)
+        outputs = []
+        for g, (part, dims) in enumerate(zip(centered, self.groups)):
+            normalized = fq[f"normalized_{g}"](part * inverse)  # [B, S, H_g]
+            scaled = fq[f"scaled_{g}"](normalized * _columns(gamma, dims, self.groups))
+            outputs.append(fq[f"output_{g}"](scaled + _columns(beta, dims, self.groups)))
+        return outputs
+
+
+def _columns(t, dims, groups):
+    """`t[..., dims]`, or `t` itself when there is one group (keeps the plain graph plain)."""
+    return t if len(groups) == 1 else tf.gather(t, dims, axis=-1)
 
 
 class _Embeddings(keras.layers.Layer):
-    """`BertEmbeddings` with int8 tables and fake-quantized sums."""
+    """`BertEmbeddings` with int8 tables and fake-quantized sums, per dimension group."""
 
-    def __init__(self, layer, ema_decay, **kwargs):
+    def __init__(self, layer, groups, ema_decay, **kwargs):
         super().__init__(**kwargs)
         self.layer = layer
-        self.token_fq = FakeQuant(ema_decay, name="token_table")
-        self.segment_fq = FakeQuant(ema_decay, name="segment_table")
-        self.position_fq = FakeQuant(ema_decay, name="position_table")
-        self.sum_fq = FakeQuant(ema_decay, name="token_segment_sum")
-        self.total_fq = FakeQuant(ema_decay, name="embedding_sum")
-        self.layer_norm = _LayerNorm(layer.layer_norm, ema_decay, name="layer_norm")
+        self.groups = groups
+        self.names = []
+        for g in range(len(groups)):
+            self.names += [f"token_table_{g}", f"segment_table_{g}", f"position_table_{g}",
+                           f"token_segment_sum_{g}", f"embedding_sum_{g}"]
+        _add_fake_quants(self, self.names, ema_decay)
+        self.layer_norm = _LayerNorm(layer.layer_norm, groups, ema_decay, name="layer_norm")
 
     def call(self, token_ids, segment_ids, training=None):
         layer = self.layer
+        fq = _fake_quant_fns(self, self.names, training)
         seq = tf.shape(token_ids)[1]
-        # The tables are constants of the TFLite graph, quantized per tensor by their range.
-        tokens = tf.gather(self.token_fq(layer.token_embedding.embeddings, training=training),
-                           token_ids)  # [B, S, H]
-        segments = tf.gather(
-            self.segment_fq(layer.segment_embedding.embeddings, training=training), segment_ids
-        )  # [B, S, H]
-        positions = self.position_fq(
-            tf.convert_to_tensor(layer.position_embeddings)[:seq], training=training
-        )  # [S, H]
-        x = self.sum_fq(tokens + segments, training=training)
-        x = self.total_fq(x + positions[None], training=training)  # [B, S, H]
+        tables = (layer.token_embedding.embeddings, layer.segment_embedding.embeddings,
+                  layer.position_embeddings)
+        x = []
+        for g, dims in enumerate(self.groups):
+            # The tables are constants of the TFLite graph, quantized per tensor by their range.
+            token, segment, position = (_columns(tf.convert_to_tensor(t), dims, self.groups)
+                                        for t in tables)
+            tokens = tf.gather(fq[f"token_table_{g}"](token), token_ids)  # [B, S, H_g]
+            segments = tf.gather(fq[f"segment_table_{g}"](segment), segment_ids)  # [B, S, H_g]
+            positions = fq[f"position_table_{g}"](position[:seq])  # [S, H_g]
+            part = fq[f"token_segment_sum_{g}"](tokens + segments)
+            x.append(fq[f"embedding_sum_{g}"](part + positions[None]))  # [B, S, H_g]
         x = self.layer_norm(x, training=training)
-        return layer.dropout_layer(x, training=training)
+        return [layer.dropout_layer(part, training=training) for part in x]
 
 
 class _Transformer(keras.layers.Layer):
     """`TransformerEncoder` (with its `SelfAttention`) and fake quantization after every op."""
 
-    def __init__(self, layer, ema_decay, **kwargs):
+    def __init__(self, layer, groups, ema_decay, **kwargs):
         super().__init__(**kwargs)
         self.layer = layer
-        self.names = ("query", "key", "value", "scores", "masked_scores", "context",
-                      "attention_output", "attention_sum", "intermediate", "activation",
-                      "output", "output_sum")
+        attention = layer.attention
+        self.names = ["query", "key", "value", "scores", "masked_scores", "context",
+                      "intermediate", "activation"]
+        for g in range(len(groups)):
+            self.names += [f"attention_output_{g}", f"attention_sum_{g}", f"output_{g}",
+                           f"output_sum_{g}"]
         _add_fake_quants(self, self.names, ema_decay)
         self.probs_fq = FakeQuant(fixed_range=SOFTMAX_RANGE, name="probs")
-        self.kernels = ("query", "key", "value", "attention_output", "intermediate", "output")
-        for n in self.kernels:
-            setattr(self, f"{n}_kernel_fq", WeightFakeQuant(name=f"{n}_kernel"))
+        # 1/sqrt(D) is folded into the query projection: one quantized tensor fewer.
+        self.query_dense = _GroupedDense(attention.query_dense, groups, ema_decay, True,
+                                         1.0 / math.sqrt(attention.head_size), name="query")
+        self.key_dense = _GroupedDense(attention.key_dense, groups, ema_decay, True, name="key")
+        self.value_dense = _GroupedDense(attention.value_dense, groups, ema_decay, True,
+                                         name="value")
+        self.attention_output_dense = _GroupedDense(layer.attention_output_dense, groups,
+                                                    ema_decay, False, name="attention_output")
+        self.intermediate_dense = _GroupedDense(layer.intermediate_dense, groups, ema_decay,
+                                                True, name="intermediate")
+        self.output_dense = _GroupedDense(layer.output_dense, groups, ema_decay, False,
+                                          name="output")
         self.attention_layer_norm = _LayerNorm(
-            layer.attention_layer_norm, ema_decay, name="attention_layer_norm"
+            layer.attention_layer_norm, groups, ema_decay, name="attention_layer_norm"
         )
         self.output_layer_norm = _LayerNorm(
-            layer.output_layer_norm, ema_decay, name="output_layer_norm"
+            layer.output_layer_norm, groups, ema_decay, name="output_layer_norm"
         )
 
     def call(self, x, mask_addend, training=None):
-        # B = batch, S = sequence, H = hidden, N = heads, D = head size, I = intermediate.
+        # B = batch, S = sequence, H = hidden (H_g in group g), N = heads, D = head size,
+        # I = intermediate. `x` is the grouped residual stream: a list of [B, S, H_g].
         layer, attention = self.layer, self.layer.attention
         fq = _fake_quant_fns(self, self.names, training)
-        wq = {n: getattr(self, f"{n}_kernel_fq") for n in self.kernels}
         heads, size = attention.num_attention_heads, attention.head_size
-        batch, seq = tf.shape(x)[0], tf.shape(x)[1]
+        batch, seq = tf.shape(x[0])[0], tf.shape(x[0])[1]
 
         def split(t):
             return tf.transpose(tf.reshape(t, (batch, seq, heads, size)), (0, 2, 1, 3))
 
-        # 1/sqrt(D) is folded into the query projection: one quantized tensor fewer.
-        query = split(fq["query"](_dense(x, attention.query_dense, wq["query"], 1.0 / math.sqrt(size))))
-        key = split(fq["key"](_dense(x, attention.key_dense, wq["key"])))  # [B, N, S, D]
-        value = split(fq["value"](_dense(x, attention.value_dense, wq["value"])))  # [B, N, S, D]
+        query = split(fq["query"](self.query_dense(x, training=training)))  # [B, N, S, D]
+        key = split(fq["key"](self.key_dense(x, training=training)))  # [B, N, S, D]
+        value = split(fq["value"](self.value_dense(x, training=training)))  # [B, N, S, D]
         scores = fq["scores"](tf.matmul(query, key, transpose_b=True))  # [B, N, S, S]
         # The range follows the unmasked scores: padded keys saturate at its bottom, which
         # softmax still maps to 0, instead of stretching the int8 grid down to -10000.
@@ -146,37 +244,44 @@ class _Transformer(keras.layers.Layer):
         context = fq["context"](tf.matmul(probs, value))  # [B, N, S, D]
         context = tf.reshape(tf.transpose(context, (0, 2, 1, 3)), (batch, seq, heads * size))
 
-        attended = fq["attention_output"](_dense(context, layer.attention_output_dense, wq["attention_output"]))
-        attended = layer.dropout_layer(attended, training=training)
-        x = self.attention_layer_norm(fq["attention_sum"](x + attended), training=training)
+        attended = self.attention_output_dense(context, training=training)  # [[B, S, H_g]]
+        summed = []
+        for g, (part, out) in enumerate(zip(x, attended)):
+            out = layer.dropout_layer(fq[f"attention_output_{g}"](out), training=training)
+            summed.append(fq[f"attention_sum_{g}"](part + out))
+        x = self.attention_layer_norm(summed, training=training)
 
-        hidden = fq["intermediate"](_dense(x, layer.intermediate_dense, wq["intermediate"]))  # [B, S, I]
+        hidden = fq["intermediate"](self.intermediate_dense(x, training=training))  # [B, S, I]
         hidden = fq["activation"](layer.activation(hidden))
-        hidden = fq["output"](_dense(hidden, layer.output_dense, wq["output"]))  # [B, S, H]
-        hidden = layer.dropout_layer(hidden, training=training)
-        return self.output_layer_norm(fq["output_sum"](x + hidden), training=training)
+        hidden = self.output_dense(hidden, training=training)  # [[B, S, H_g]]
+        summed = []
+        for g, (part, out) in enumerate(zip(x, hidden)):
+            out = layer.dropout_layer(fq[f"output_{g}"](out), training=training)
+            summed.append(fq[f"output_sum_{g}"](part + out))
+        return self.output_layer_norm(summed, training=training)
 
 
 class _Encoder(keras.layers.Layer):
-    """`BertEncoder` -> `sequence_output` `[B, S, H]` (and the pooled output when asked)."""
+    """`BertEncoder` -> the grouped `sequence_output` (and the pooled output when asked)."""
 
-    def __init__(self, encoder, ema_decay, pooled, **kwargs):
+    def __init__(self, encoder, groups, ema_decay, pooled, **kwargs):
         super().__init__(**kwargs)
         self.encoder = encoder
         self.pooled = pooled
-        self.embeddings = _Embeddings(encoder.embeddings, ema_decay, name="embeddings")
+        self.embeddings = _Embeddings(encoder.embeddings, groups, ema_decay, name="embeddings")
         self.num_blocks = len(encoder.transformer_layers)
         for i, layer in enumerate(encoder.transformer_layers):  # attributes: see _add_fake_quants
-            setattr(self, f"block_{i}", _Transformer(layer, ema_decay, name=layer.name))
+            setattr(self, f"block_{i}", _Transformer(layer, groups, ema_decay, name=layer.name))
         # Both mask tensors get fixed ranges: without one on `1 - keep`, TF 2.21's converter
         # gave that SUB output the scale of the -10000 product (39.2), so it rounded to 0 and
         # the int8 model attended to padding (found by comparing every tensor with Keras).
         self.padding_fq = FakeQuant(fixed_range=(0.0, 1.0), name="padding")
         self.mask_fq = FakeQuant(fixed_range=(_MASK_ADDEND, 0.0), name="mask_addend")
         if pooled:
+            self.pooler_dense = _GroupedDense(encoder.pooler.dense, groups, ema_decay, True,
+                                              name="pooler_dense")
             self.pooler_fq = FakeQuant(ema_decay, name="pooler_dense")
             self.pooled_fq = FakeQuant(ema_decay, name="pooled_output")
-            self.pooler_wq = WeightFakeQuant(name="pooler_kernel")
 
     def call(self, inputs, training=None):
         x = self.embeddings(inputs["token_ids"], inputs["segment_ids"], training=training)
@@ -184,32 +289,35 @@ class _Encoder(keras.layers.Layer):
         padding = self.padding_fq(1.0 - keep, training=training)  # 1 at padded keys
         mask_addend = self.mask_fq(padding * _MASK_ADDEND, training=training)
         for i in range(self.num_blocks):
-            x = getattr(self, f"block_{i}")(x, mask_addend, training=training)  # [B, S, H]
+            x = getattr(self, f"block_{i}")(x, mask_addend, training=training)  # [[B, S, H_g]]
         if not self.pooled:
             return x
-        dense = self.encoder.pooler.dense
-        pooled = self.pooler_fq(_dense(x[:, 0, :], dense, self.pooler_wq), training=training)  # [B, H]
-        return x, self.pooled_fq(dense.activation(pooled), training=training)
+        first = [part[:, 0, :] for part in x]  # [[B, H_g]]
+        pooled = self.pooler_fq(self.pooler_dense(first, training=training), training=training)
+        return x, self.pooled_fq(self.encoder.pooler.dense.activation(pooled), training=training)
 
 
 class _Head(keras.layers.Layer):
     """A task's final `Dense`, fake-quantized, returning the task model's output structure."""
 
-    def __init__(self, dense, split_span, ema_decay, **kwargs):
+    def __init__(self, dense, groups, groups_in, split_span, ema_decay, **kwargs):
         super().__init__(**kwargs)
-        self.dense = dense
         self.split_span = split_span
+        groups = groups if groups_in else [list(range(dense.kernel.shape[0]))]
+        self.dense = _GroupedDense(dense, groups, ema_decay, groups_in, name="dense")
         self.logits_fq = FakeQuant(ema_decay, name="logits")
-        self.kernel_wq = WeightFakeQuant(name="kernel")
 
     def call(self, x, training=None):
-        logits = self.logits_fq(_dense(x, self.dense, self.kernel_wq), training=training)
+        logits = self.dense(x, training=training)
+        if isinstance(logits, list):  # a pooled (plain) input: the one "group" of outputs
+            logits = logits[0]
+        logits = self.logits_fq(logits, training=training)
         if self.split_span:  # [B, S, 2] -> two [B, S]
             return {"start_logits": logits[..., 0], "end_logits": logits[..., 1]}
         return logits
 
 
-def quantize_aware(model, ema_decay=0.99):
+def quantize_aware(model, ema_decay=0.99, profile=None):
     """Wraps a keras_bert task model for quantization-aware training and full-int8 export.
 
     The returned model has the same inputs and outputs as `model` and SHARES its variables
@@ -220,16 +328,20 @@ def quantize_aware(model, ema_decay=0.99):
     at TFLite's fixed 1/256 scale). Two export-side changes keep float results but help int8:
     `1/sqrt(head_size)` is folded into the query kernel, and the masked attention scores are
     quantized over the range of the unmasked scores, so padded keys saturate at its bottom
-    instead of stretching the grid to -10000.
+    instead of stretching the grid to -10000. With a `profile` (`export.int8_profile`), the
+    residual stream is held as one int8 tensor per group of hidden dimensions (same float
+    math; outlier dimensions no longer coarsen the others' int8 grid).
 
     Before training (or to quantize after training only), calibrate the ranges: set
     `export.fake_quant.set_fake_quant_mode(qat, "calibrate")`, run `qat.predict` on a few real
-    batches (include padded sequences), then set it back to `"quantize"`. Convert with
-    `convert_full_int8`.
+    batches (include padded sequences), then set it back to `"quantize"` (`calibrate` does
+    this). Convert with `export.tflite.export_tflite(qat, path, seq, "full_int8", inputs)`.
 
     Args:
         model: a `keras_bert.BertQuestionAnswerer`, `BertClassifier` or `BertTokenClassifier`.
         ema_decay: float, see `FakeQuant`. Defaults to 0.99.
+        profile: optional dict from `export.int8_profile.int8_profile(model, inputs)`; `None`
+            keeps one int8 scale per stream tensor.
 
     Returns:
         a `keras.Model` taking `{token_ids, segment_ids, padding_mask}` int32 `[batch, seq]`.
@@ -249,83 +361,61 @@ def quantize_aware(model, ema_decay=0.99):
         name: keras.Input(shape=(None,), dtype="int32", name=name)
         for name in ("token_ids", "segment_ids", "padding_mask")
     }
-    encoder = _Encoder(model.encoder, ema_decay, pooled=feature == "pooled", name="encoder")
+    width = model.encoder.embeddings.token_embedding.embeddings.shape[-1]
+    profile = profile or {}
+    groups = [list(g) for g in profile.get("groups", [range(width)])]
+    if sorted(d for g in groups for d in g) != list(range(width)):
+        raise ValueError(
+            f"profile['groups'] must split the {width} hidden dimensions into disjoint lists; "
+            "make it with export.int8_profile.int8_profile(model, inputs) for this model."
+        )
+    encoder = _Encoder(model.encoder, groups, ema_decay, feature == "pooled", name="encoder")
     features = encoder(inputs)
     if feature == "pooled":
         features = model.classification_head.dropout_layer(features[1])
     elif not split_span:
-        features = model.classification_head.dropout_layer(features)
-    outputs = _Head(dense, split_span, ema_decay, name="head")(features)
+        features = [model.classification_head.dropout_layer(part) for part in features]
+    outputs = _Head(dense, groups, feature != "pooled", split_span, ema_decay,
+                    name="head")(features)
     return keras.Model(inputs, outputs, name=f"{model.name}_qat")
 
 
-# The export-wide TFLite input names, and the model inputs they feed.
-TFLITE_INPUTS = {"ids": "token_ids", "mask": "padding_mask", "segment_ids": "segment_ids"}
+def calibrate(qat_model, inputs, batch_size=16, num_batches=None, only_unseen=False):
+    """Sets a `quantize_aware` model's ranges from real `inputs` (a dict of int arrays).
 
-
-def convert_full_int8(model, path, sequence_length, representative_inputs, batch_size=1):
-    """Converts a keras_bert model (float or `quantize_aware`) to a full-int8 `.tflite` file.
-
-    Every op is a TFLITE_BUILTINS_INT8 builtin (conversion fails otherwise); inputs are int32
-    `ids`, `mask`, `segment_ids` `[batch_size, sequence_length]`, outputs stay float32 (the
-    model's output names). Fake-quantized tensors keep their trained ranges; the converter
-    calibrates the others on `representative_inputs`, which must include padded sequences (the
-    attention mask's -10000 addend is then inside the calibrated range of a float model).
-
-    Args:
-        model: a Keras model taking `{token_ids, segment_ids, padding_mask}`.
-        path: output `.tflite` path.
-        sequence_length, batch_size: the fixed input shape.
-        representative_inputs: dict of int arrays `[num_examples, sequence_length]` with the
-            model's input names.
-
-    Returns:
-        `path`.
+    The first batch sets each range and later ones move it by the layers' EMA. Include padded
+    sequences: the attention mask's ranges must see them. With `only_unseen`, only ranges that
+    never saw data (e.g. layers a restored checkpoint lacks) are set, while every other fake
+    quant quantizes. Leaves the model in `"quantize"` mode. Returns `qat_model`.
     """
-    names = {"token_ids", "segment_ids", "padding_mask"}
-    if set(representative_inputs) != names:
-        raise ValueError(
-            f"representative_inputs must have exactly the keys {sorted(names)}, got "
-            f"{sorted(representative_inputs)}."
-        )
-    count = len(representative_inputs["token_ids"])
-    for name, value in representative_inputs.items():
-        if tuple(value.shape[1:]) != (sequence_length,) or len(value) != count:
-            raise ValueError(
-                f"representative_inputs[{name!r}] has shape {value.shape}; expected "
-                f"[{count}, {sequence_length}] like token_ids. Pad or cut to sequence_length."
-            )
-    if count < batch_size:
-        raise ValueError(f"Need at least batch_size={batch_size} representative examples.")
+    count = len(inputs["token_ids"])
+    if count == 0:
+        raise ValueError("The calibration set is empty: pass real examples (100+ is usual).")
+    if num_batches:
+        count = min(count, batch_size * num_batches)
+    set_fake_quant_mode(qat_model, "calibrate")
+    if only_unseen:
+        for layer in qat_model._flatten_layers(include_self=False, recursive=True):
+            if isinstance(layer, FakeQuant) and (layer.fixed_range or float(layer.seen) > 0):
+                layer.mode = "quantize"
+    qat_model.predict({k: np.asarray(v)[:count] for k, v in inputs.items()},
+                      batch_size=batch_size, verbose=0)
+    set_fake_quant_mode(qat_model, "quantize")
+    return qat_model
 
-    def serve(ids, mask, segment_ids):
-        outputs = model(
-            {"token_ids": ids, "segment_ids": segment_ids, "padding_mask": mask}, training=False
-        )
-        return outputs if isinstance(outputs, dict) else {"logits": outputs}
 
-    spec = {n: tf.TensorSpec([batch_size, sequence_length], tf.int32, name=n) for n in TFLITE_INPUTS}
-    archive = keras.export.ExportArchive()
-    archive.track(model)
-    archive.add_endpoint("serving_default", serve, input_signature=[spec["ids"], spec["mask"],
-                                                                    spec["segment_ids"]])
+def int8_graph(model, representative_inputs, profile_examples=32):
+    """The calibrated full-int8 graph of a float keras_bert task model (post-training).
 
-    def representative_dataset():
-        for start in range(0, count - batch_size + 1, batch_size):
-            yield {
-                tflite_name: representative_inputs[model_name][start:start + batch_size]
-                .astype("int32")
-                for tflite_name, model_name in TFLITE_INPUTS.items()
-            }
+    Profiles the model's outlier dimensions on the first `profile_examples` inputs
+    (`export.int8_profile`), builds `quantize_aware(model, profile=...)` and calibrates its
+    ranges on all of `representative_inputs`. Converting the result with
+    `export.tflite.export_tflite(..., quantization="full_int8")` is post-training full int8
+    that keeps the padding mask, the attention scores and the outlier dimensions on usable
+    int8 grids (the float graph through the converter loses all three; docs/export.md).
+    """
+    from export.int8_profile import int8_profile
 
-    with tempfile.TemporaryDirectory() as saved_model_dir:
-        archive.write_out(saved_model_dir, verbose=False)
-        converter = tf.lite.TFLiteConverter.from_saved_model(saved_model_dir)
-        converter.optimizations = [tf.lite.Optimize.DEFAULT]
-        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        converter.representative_dataset = representative_dataset
-        flatbuffer = converter.convert()
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(flatbuffer)
-    return path
+    inputs = {k: np.asarray(v) for k, v in representative_inputs.items()}
+    profile = int8_profile(model, {k: v[:profile_examples] for k, v in inputs.items()})
+    return calibrate(quantize_aware(model, profile=profile), inputs)

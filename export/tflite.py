@@ -28,12 +28,18 @@ def _flat_outputs(outputs):
     return flat
 
 
-def _representative_dataset(inputs, sequence_length):
-    """Calibration examples one at a time, as `{ids, mask, segment_ids}` int32 `[1, seq]`."""
+def _representative_dataset(inputs, sequence_length, batch_size=1):
+    """Calibration examples in batches, as `{ids, mask, segment_ids}` int32 `[batch, seq]`."""
     if inputs is None:
         raise ValueError(
             "full_int8 needs representative_inputs: real examples (with padded ones) to "
             "calibrate the activation ranges."
+        )
+    expected = set(EXPORT_INPUTS.values())
+    if set(inputs) != expected:
+        raise ValueError(
+            f"The calibration inputs must have exactly the keys {sorted(expected)} (the "
+            f"model's input names), got {sorted(inputs)}."
         )
     exported = exported_inputs({k: np.asarray(v) for k, v in inputs.items()})
     count = len(exported["ids"])
@@ -46,9 +52,12 @@ def _representative_dataset(inputs, sequence_length):
                 f"({count}, {sequence_length}) (the export sequence length)."
             )
 
+    if count < batch_size:
+        raise ValueError(f"Need at least batch_size={batch_size} calibration examples, got {count}.")
+
     def generate():
-        for i in range(count):
-            yield {name: value[i : i + 1].astype(np.int32) for name, value in exported.items()}
+        for i in range(0, count - batch_size + 1, batch_size):
+            yield {name: value[i : i + batch_size].astype(np.int32) for name, value in exported.items()}
 
     return generate
 
@@ -120,7 +129,10 @@ def export_tflite(
         model: a keras_bert model taking `{token_ids, segment_ids, padding_mask}`.
         path: str, the `.tflite` to write.
         sequence_length: int, the fixed input length (384 for the QA app contract).
-        quantization: one of `QUANTIZATIONS`.
+        quantization: one of `QUANTIZATIONS`. `full_int8` of a float keras_bert task model
+            (question answerer, classifier, token classifier) converts its int8 graph
+            (`export.qat.int8_graph`: outlier dimensions in their own int8 tensors, the mask
+            and scores on fixed grids); a `quantize_aware` model is converted as trained.
         representative_inputs: for `full_int8`, a dict of int arrays `[n, sequence_length]`
             with the model's input names: real examples, padded ones included (the attention
             mask's range must be seen).
@@ -133,7 +145,15 @@ def export_tflite(
         raise ValueError(f"quantization={quantization!r}; expected one of {QUANTIZATIONS}.")
     dataset = None
     if quantization == "full_int8":
-        dataset = _representative_dataset(representative_inputs, sequence_length)
+        dataset = _representative_dataset(representative_inputs, sequence_length, batch_size)
+        import keras_bert
+
+        task_models = (keras_bert.BertQuestionAnswerer, keras_bert.BertClassifier,
+                       keras_bert.BertTokenClassifier)
+        if isinstance(model, task_models):
+            from export.qat import int8_graph
+
+            model = int8_graph(model, representative_inputs)
     with tempfile.TemporaryDirectory() as saved_model_dir:
         write_serving_saved_model(model, saved_model_dir, sequence_length, batch_size)
         flatbuffer = convert_saved_model(saved_model_dir, quantization, dataset)

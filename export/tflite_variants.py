@@ -17,9 +17,12 @@ _DESCRIPTIONS = {
 
 def export_tflite_variants(
     model, out_dir, name, sequence_length, variants, vocab_file, labels=None,
-    representative_inputs=None,
+    representative_inputs=None, qat_model=None,
 ):
     """Writes `<out_dir>/<name>_<variant>.tflite` for each variant; returns `{variant: path}`.
+
+    Variants are `export.tflite.QUANTIZATIONS` and `qat_int8`: `qat_model` (a trained
+    `quantize_aware` model of `model`, see `export.qat_training`) converted to full int8.
 
     Each file carries TFLite Metadata (Task Library conventions): a BERT tokenizer process unit
     with `vocab.txt` and, for classifiers, `labels.txt`, so an app cannot pair a model with
@@ -32,10 +35,15 @@ def export_tflite_variants(
             f"sequence_length={sequence_length}: the on-device QA contract (TFLite BERT QA "
             "example, Task Library BertQuestionAnswerer) is [1, 384]."
         )
+    if "qat_int8" in variants and qat_model is None:
+        raise ValueError("The qat_int8 variant needs qat_model (export.qat_training).")
     paths = {}
     for variant in variants:
         path = os.path.join(out_dir, f"{name}_{variant}.tflite")
-        export_tflite(model, path, sequence_length, variant, representative_inputs)
+        if variant == "qat_int8":
+            export_tflite(qat_model, path, sequence_length, "full_int8", representative_inputs)
+        else:
+            export_tflite(model, path, sequence_length, variant, representative_inputs)
         with open(path, "rb") as f:
             plain = f.read()
         with_metadata = add_metadata(

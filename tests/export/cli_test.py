@@ -46,6 +46,7 @@ class ExportCliTest(TestCase):
         cases = [
             (["--quantizations=float32,int4"], "unknown ['int4']"),
             (["--quantizations=full_int8"], "full_int8 needs --calibration_file"),
+            (["--quantizations=full_int8,qat_int8"], "full_int8 and qat_int8 need --calibration_file"),
             (["--verify", "--formats=tflite", "--quantizations=float32"], "--verify needs --predict_file"),
             (["--vocab_file=/nonexistent/vocab.txt", "--quantizations=float32"], "No vocab.txt"),
         ]
@@ -61,8 +62,9 @@ class ExportCliTest(TestCase):
         out = os.path.join(root, "out")
         result = export_cli(
             "--task_name=sst-2", f"--init_checkpoint={root}", f"--export_dir={out}",
-            "--max_seq_length=32", "--quantizations=float32,dynamic_int8,full_int8",
+            "--max_seq_length=32", "--quantizations=float32,dynamic_int8,full_int8,qat_int8",
             f"--calibration_file={SST2_DEV}", "--num_calibration_examples=16",
+            "--qat_steps=3", "--num_qat_examples=40",
             "--verify", f"--predict_file={SST2_DEV}", "--max_eval_examples=24",
             "--latency_runs=2",
         )
@@ -74,7 +76,15 @@ class ExportCliTest(TestCase):
         with open(os.path.join(out, "reports", "sst2", "verification.json")) as f:
             report = json.load(f)
         rows = {row["variant"]: row for row in report["rows"]}
-        self.assertEqual(list(rows), ["keras", "saved_model", "float32", "dynamic_int8", "full_int8"])
+        self.assertEqual(
+            list(rows), ["keras", "saved_model", "float32", "dynamic_int8", "full_int8", "qat_int8"]
+        )
+        with open(os.path.join(out, "qat", "sst2", "state.json")) as f:
+            self.assertEqual(json.load(f)["step"], 3)
+        # Both int8 variants are int8 files (about a quarter of float32), scored on the same data.
+        for variant in ("full_int8", "qat_int8"):
+            self.assertLess(rows[variant]["size_bytes"], 0.5 * rows["float32"]["size_bytes"])
+            self.assertIn("accuracy", rows[variant]["scores"])
         self.assertLess(rows["saved_model"]["max_abs_logit_diff"], 1e-5)
         self.assertLess(rows["float32"]["max_abs_logit_diff"], 1e-5)
         self.assertEqual(rows["float32"]["scores"], rows["keras"]["scores"])

@@ -109,6 +109,8 @@ class TfliteTest(TestCase):
             export_tflite(qa, path, 7, "full_int8", {k: v[:0] for k, v in calibration().items()})
         with self.assertRaisesRegex(ValueError, "needs representative_inputs"):
             export_tflite(qa, path, 7, "full_int8")
+        with self.assertRaisesRegex(ValueError, "exactly the keys"):
+            export_tflite(qa, path, 7, "full_int8", {"ids": np.zeros((1, 7), "int32")})
         with self.assertRaisesRegex(ValueError, r"shape \(24, 7\), expected \(24, 5\)"):
             export_tflite(qa, path, 5, "full_int8", calibration())
         with self.assertRaisesRegex(ValueError, "1 to 16 tokens"):
