@@ -47,7 +47,8 @@ flags.DEFINE_integer("num_qat_examples", 5000, "qat_int8: training examples (que
 flags.DEFINE_bool("verify", False, "Run and score every variant on the evaluation data.")
 flags.DEFINE_string("predict_file", None, "Evaluation data (SQuAD JSON, GLUE dev TSV, CoNLL).")
 flags.DEFINE_integer("eval_last_articles", 10, "SQuAD: score the last N articles of --predict_file.")
-flags.DEFINE_integer("max_eval_examples", None, "Classifiers: score at most this many examples.")
+flags.DEFINE_integer("max_eval_examples", None,
+                     "Score at most this many examples (SQuAD: the first questions of the articles).")
 flags.DEFINE_integer("latency_runs", 30, "Timed batch-1 calls per variant and thread count.")
 
 

@@ -51,6 +51,27 @@ def _existing(path, what):
         raise FileNotFoundError(f"{what} {path} (or {path}.gz) does not exist.") from None
 
 
+def _seeded_sample(size, count, seed):
+    """Sorted indices of a seeded random sample of `count` of `size` items (all if fewer)."""
+    return np.sort(np.random.default_rng(seed).permutation(size)[:count])
+
+
+def _first_questions(dataset, count):
+    """A SQuAD dict cut to its first `count` questions (articles and paragraphs in order)."""
+    left = count
+    articles = []
+    for article in dataset["data"]:
+        paragraphs = []
+        for paragraph in article["paragraphs"]:
+            qas = paragraph["qas"][:max(left, 0)]
+            left -= len(qas)
+            if qas:
+                paragraphs.append(dict(paragraph, qas=qas))
+        if paragraphs:
+            articles.append(dict(article, paragraphs=paragraphs))
+    return dict(dataset, data=articles)
+
+
 class TaskData:
     """Reads a task's files into model inputs the way its `run_*` tool does."""
 
@@ -108,14 +129,14 @@ class TaskData:
             raise ValueError(f"The calibration set is empty (count={count}); use 100 or more.")
         if self.task_name == "squad":
             examples = keras_bert.data.read_squad_examples(path, is_training=False)
-            order = np.random.default_rng(seed).permutation(len(examples))[:count]
-            inputs = self.squad_features([examples[i] for i in sorted(order)]).inputs()
+            order = _seeded_sample(len(examples), count, seed)
+            inputs = self.squad_features([examples[i] for i in order]).inputs()
         elif self.task_name == "conll2003":
             inputs = self._conll(path, None)[1].inputs()
         else:
             inputs = self._glue(path, None)[1]
-        order = np.random.default_rng(seed).permutation(len(inputs["token_ids"]))[:count]
-        inputs = {k: np.asarray(v)[np.sort(order)] for k, v in inputs.items()}
+        order = _seeded_sample(len(inputs["token_ids"]), count, seed)
+        inputs = {k: np.asarray(v)[order] for k, v in inputs.items()}
         if len(inputs["token_ids"]) == 0:
             raise ValueError(f"The calibration set from {path} is empty.")
         return inputs
@@ -126,10 +147,9 @@ class TaskData:
         SQuAD: windows of `count` questions with start / end positions; GLUE: sentences with
         class ids."""
         path = _existing(path, "Training file")
-        rng = np.random.default_rng(seed)
         if self.task_name == "squad":
             examples = keras_bert.data.read_squad_examples(path, is_training=True)
-            order = np.sort(rng.permutation(len(examples))[:count])
+            order = _seeded_sample(len(examples), count, seed)
             features = keras_bert.data.convert_squad_examples(
                 [examples[i] for i in order], self.tokenizer, self.max_seq_length,
                 self.squad_options["doc_stride"], self.squad_options["max_query_length"],
@@ -139,15 +159,15 @@ class TaskData:
         if self.task_name == "conll2003":
             raise ValueError("QAT (qat_int8) supports SQuAD and GLUE tasks; not CoNLL-2003 yet.")
         _, inputs, labels = self._glue(path, None)
-        order = np.sort(rng.permutation(len(labels))[:count])
+        order = _seeded_sample(len(labels), count, seed)
         return {k: v[order] for k, v in inputs.items()}, labels[order]
 
     def evaluation(self, path, last_articles, max_examples):
-        """The evaluation set: SQuAD's last `last_articles` articles, or the first
-        `max_examples` GLUE / CoNLL examples of `path`."""
+        """The evaluation set: SQuAD's last `last_articles` articles, or GLUE's examples of
+        `path`; at most the first `max_examples` questions / examples (`None`: all)."""
         path = _existing(path, "Evaluation file")
         if self.task_name == "squad":
-            return self._squad_evaluation(path, last_articles)
+            return self._squad_evaluation(path, last_articles, max_examples)
         if self.task_name == "conll2003":
             raise ValueError(
                 "Verification scores SQuAD and GLUE models; for CoNLL-2003 use "
@@ -155,9 +175,11 @@ class TaskData:
             )
         return self._glue_evaluation(path, max_examples)
 
-    def _squad_evaluation(self, path, last_articles):
+    def _squad_evaluation(self, path, last_articles, max_questions):
         dataset = _load_json(path)
         dataset = {"version": dataset.get("version"), "data": dataset["data"][-last_articles:]}
+        if max_questions is not None:
+            dataset = _first_questions(dataset, max_questions)
         examples = self.squad_examples(dataset)
         features = self.squad_features(examples)
         score = squad_scorer(examples, features, dataset, do_lower_case=self.lowercase)

@@ -56,6 +56,9 @@ class FakeQuant(keras.layers.Layer):
     Args:
         ema_decay: float in [0, 1). Weight of the old range in each update. Defaults to 0.99.
         fixed_range: optional `(min, max)`; then the range never moves (e.g. softmax outputs).
+        min_width: optional float; a tracked range narrower than this is widened downwards
+            (softmax inputs: a value saturated at the bottom then gets probability
+            exp(-min_width), i.e. 0 on the int8 grid, as padded keys must).
 
     Call arguments:
         x: float tensor to quantize.
@@ -67,12 +70,15 @@ class FakeQuant(keras.layers.Layer):
         float tensor of the shape of `x`.
     """
 
-    def __init__(self, ema_decay=0.99, fixed_range=None, **kwargs):
+    def __init__(self, ema_decay=0.99, fixed_range=None, min_width=None, **kwargs):
         super().__init__(**kwargs)
         if not 0.0 <= ema_decay < 1.0:
             raise ValueError(f"ema_decay must be in [0, 1), got {ema_decay}.")
+        if min_width is not None and not min_width > 0.0:
+            raise ValueError(f"min_width must be positive or None, got {min_width}.")
         self.ema_decay = ema_decay
         self.fixed_range = fixed_range
+        self.min_width = min_width
         self.mode = "quantize"
 
     def build(self, x_shape, observed_shape=None):
@@ -96,6 +102,8 @@ class FakeQuant(keras.layers.Layer):
         decay = self.ema_decay * tf.cast(self.seen > 0.0, tf.float32)  # 0 on the first batch
         new_min = decay * self.range_min + (1.0 - decay) * low
         new_max = decay * self.range_max + (1.0 - decay) * high
+        if self.min_width is not None:
+            new_min = tf.minimum(new_min, new_max - self.min_width)
         self.range_min.assign(new_min)
         self.range_max.assign(new_max)
         self.seen.assign(1.0)
@@ -123,7 +131,8 @@ class FakeQuant(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"ema_decay": self.ema_decay, "fixed_range": self.fixed_range})
+        config.update({"ema_decay": self.ema_decay, "fixed_range": self.fixed_range,
+                       "min_width": self.min_width})
         return config
 
 

@@ -16,11 +16,17 @@ from export.fake_quant import set_fake_quant_mode
 _MASK_ADDEND = -10000.0
 
 
-def _add_fake_quants(layer, names, ema_decay):
+# The narrowest range of the attention scores' int8 grid: a padded key saturated at its bottom
+# gets probability exp(-12) = 6e-6 of the row's top, 0 on the softmax's 1/256 grid, and 384 of
+# them add 0.2 % to its denominator. MiniLM's narrowest calibrated range is 13.7 wide.
+_SCORES_MIN_WIDTH = 12.0
+
+
+def _add_fake_quants(layer, names, ema_decay, **kwargs):
     # Plain attributes, not a dict: tf.train.Checkpoint does not see into Keras' tracked dicts,
     # and the ranges must be saved with the weights.
     for name in names:
-        setattr(layer, f"{name}_fq", FakeQuant(ema_decay, name=name))
+        setattr(layer, f"{name}_fq", FakeQuant(ema_decay, name=name, **kwargs))
 
 
 def _fake_quant_fns(layer, names, training):
@@ -195,12 +201,14 @@ class _Transformer(keras.layers.Layer):
         super().__init__(**kwargs)
         self.layer = layer
         attention = layer.attention
-        self.names = ["query", "key", "value", "scores", "masked_scores", "context",
-                      "intermediate", "activation"]
+        self.names = ["query", "key", "value", "context", "intermediate", "activation"]
         for g in range(len(groups)):
             self.names += [f"attention_output_{g}", f"attention_sum_{g}", f"output_{g}",
                            f"output_sum_{g}"]
         _add_fake_quants(self, self.names, ema_decay)
+        softmax_inputs = ["scores", "masked_scores"]
+        _add_fake_quants(self, softmax_inputs, ema_decay, min_width=_SCORES_MIN_WIDTH)
+        self.names += softmax_inputs
         self.probs_fq = FakeQuant(fixed_range=SOFTMAX_RANGE, name="probs")
         # 1/sqrt(D) is folded into the query projection: one quantized tensor fewer.
         self.query_dense = _GroupedDense(attention.query_dense, groups, ema_decay, True,
@@ -221,7 +229,24 @@ class _Transformer(keras.layers.Layer):
             layer.output_layer_norm, groups, ema_decay, name="output_layer_norm"
         )
 
-    def call(self, x, mask_addend, training=None):
+    def _mask_addend(self, padding):
+        """The additive attention mask `[B, 1, 1, S]` from `padding` (1 at padded keys).
+
+        The float model adds -10000. In int8, any addend below the scores' range saturates
+        padded keys at its bottom (softmax maps them to ~0), so the addend is -2x the range's
+        width: the mask ADD's two int8 scales then differ 2x, not ~400x. LiteRT's optimized
+        int8 ADD and XNNPACK mis-add inputs at that ratio: with -10000 (scale 39.2), padded
+        keys came out at the top of the range in 3 of MiniLM's 6 layers (docs/export.md).
+        """
+        # `scores_fq` has `masked_scores_fq`'s range (both track the unmasked scores) and has
+        # already seen this batch: on the first one, the masked range is still unset.
+        fq = self.scores_fq
+        if fq.mode == "off":
+            return padding * _MASK_ADDEND
+        low = -2.0 * tf.stop_gradient(fq.range_max - fq.range_min)
+        return tf.quantization.fake_quant_with_min_max_vars(padding * low, low, 0.0, num_bits=8)
+
+    def call(self, x, padding, training=None):
         # B = batch, S = sequence, H = hidden (H_g in group g), N = heads, D = head size,
         # I = intermediate. `x` is the grouped residual stream: a list of [B, S, H_g].
         layer, attention = self.layer, self.layer.attention
@@ -237,8 +262,8 @@ class _Transformer(keras.layers.Layer):
         value = split(fq["value"](self.value_dense(x, training=training)))  # [B, N, S, D]
         scores = fq["scores"](tf.matmul(query, key, transpose_b=True))  # [B, N, S, S]
         # The range follows the unmasked scores: padded keys saturate at its bottom, which
-        # softmax still maps to 0, instead of stretching the int8 grid down to -10000.
-        masked = fq["masked_scores"](scores + mask_addend, observed=scores)
+        # softmax still maps to 0, instead of stretching the int8 grid down to the addend.
+        masked = fq["masked_scores"](scores + self._mask_addend(padding), observed=scores)
         probs = self.probs_fq(tf.nn.softmax(masked, axis=-1), training=training)
         probs = attention.dropout_layer(probs, training=training)
         context = fq["context"](tf.matmul(probs, value))  # [B, N, S, D]
@@ -272,11 +297,11 @@ class _Encoder(keras.layers.Layer):
         self.num_blocks = len(encoder.transformer_layers)
         for i, layer in enumerate(encoder.transformer_layers):  # attributes: see _add_fake_quants
             setattr(self, f"block_{i}", _Transformer(layer, groups, ema_decay, name=layer.name))
-        # Both mask tensors get fixed ranges: without one on `1 - keep`, TF 2.21's converter
-        # gave that SUB output the scale of the -10000 product (39.2), so it rounded to 0 and
-        # the int8 model attended to padding (found by comparing every tensor with Keras).
+        # `1 - keep` gets a fixed range: without one, TF 2.21's converter gave that SUB output
+        # the scale of the -10000 product (39.2), so it rounded to 0 and the int8 model
+        # attended to padding (found by comparing every tensor with Keras). Each block makes
+        # its own addend from it (`_Transformer._mask_addend`).
         self.padding_fq = FakeQuant(fixed_range=(0.0, 1.0), name="padding")
-        self.mask_fq = FakeQuant(fixed_range=(_MASK_ADDEND, 0.0), name="mask_addend")
         if pooled:
             self.pooler_dense = _GroupedDense(encoder.pooler.dense, groups, ema_decay, True,
                                               name="pooler_dense")
@@ -287,9 +312,8 @@ class _Encoder(keras.layers.Layer):
         x = self.embeddings(inputs["token_ids"], inputs["segment_ids"], training=training)
         keep = tf.cast(inputs["padding_mask"], tf.float32)[:, None, None, :]  # [B, 1, 1, S]
         padding = self.padding_fq(1.0 - keep, training=training)  # 1 at padded keys
-        mask_addend = self.mask_fq(padding * _MASK_ADDEND, training=training)
         for i in range(self.num_blocks):
-            x = getattr(self, f"block_{i}")(x, mask_addend, training=training)  # [[B, S, H_g]]
+            x = getattr(self, f"block_{i}")(x, padding, training=training)  # [[B, S, H_g]]
         if not self.pooled:
             return x
         first = [part[:, 0, :] for part in x]  # [[B, H_g]]
@@ -300,18 +324,15 @@ class _Encoder(keras.layers.Layer):
 class _Head(keras.layers.Layer):
     """A task's final `Dense`, fake-quantized, returning the task model's output structure."""
 
-    def __init__(self, dense, groups, groups_in, split_span, ema_decay, **kwargs):
+    def __init__(self, dense, groups, split_span, ema_decay, **kwargs):
         super().__init__(**kwargs)
         self.split_span = split_span
-        groups = groups if groups_in else [list(range(dense.kernel.shape[0]))]
-        self.dense = _GroupedDense(dense, groups, ema_decay, groups_in, name="dense")
+        self.dense = _GroupedDense(dense, groups, ema_decay, True, name="dense")
         self.logits_fq = FakeQuant(ema_decay, name="logits")
 
     def call(self, x, training=None):
-        logits = self.dense(x, training=training)
-        if isinstance(logits, list):  # a pooled (plain) input: the one "group" of outputs
-            logits = logits[0]
-        logits = self.logits_fq(logits, training=training)
+        # x: a list of [B, (S,) H_g], one per group of `groups`.
+        logits = self.logits_fq(self.dense(x, training=training), training=training)
         if self.split_span:  # [B, S, 2] -> two [B, S]
             return {"start_logits": logits[..., 0], "end_logits": logits[..., 1]}
         return logits
@@ -328,7 +349,8 @@ def quantize_aware(model, ema_decay=0.99, profile=None):
     at TFLite's fixed 1/256 scale). Two export-side changes keep float results but help int8:
     `1/sqrt(head_size)` is folded into the query kernel, and the masked attention scores are
     quantized over the range of the unmasked scores, so padded keys saturate at its bottom
-    instead of stretching the grid to -10000. With a `profile` (`export.int8_profile`), the
+    instead of stretching the grid to -10000 (and the int8 mask addend is -2x that range's
+    width, not -10000: same saturated result, kernel-safe scales). With a `profile` (`export.int8_profile`), the
     residual stream is held as one int8 tensor per group of hidden dimensions (same float
     math; outlier dimensions no longer coarsen the others' int8 grid).
 
@@ -371,12 +393,13 @@ def quantize_aware(model, ema_decay=0.99, profile=None):
         )
     encoder = _Encoder(model.encoder, groups, ema_decay, feature == "pooled", name="encoder")
     features = encoder(inputs)
-    if feature == "pooled":
-        features = model.classification_head.dropout_layer(features[1])
+    head_groups = groups
+    if feature == "pooled":  # one plain [B, H] tensor: a single group of all dimensions
+        features = [model.classification_head.dropout_layer(features[1])]
+        head_groups = [list(range(width))]
     elif not split_span:
         features = [model.classification_head.dropout_layer(part) for part in features]
-    outputs = _Head(dense, groups, feature != "pooled", split_span, ema_decay,
-                    name="head")(features)
+    outputs = _Head(dense, head_groups, split_span, ema_decay, name="head")(features)
     return keras.Model(inputs, outputs, name=f"{model.name}_qat")
 
 
@@ -404,18 +427,17 @@ def calibrate(qat_model, inputs, batch_size=16, num_batches=None, only_unseen=Fa
     return qat_model
 
 
-def int8_graph(model, representative_inputs, profile_examples=32):
+def int8_graph(model, representative_inputs):
     """The calibrated full-int8 graph of a float keras_bert task model (post-training).
 
-    Profiles the model's outlier dimensions on the first `profile_examples` inputs
-    (`export.int8_profile`), builds `quantize_aware(model, profile=...)` and calibrates its
-    ranges on all of `representative_inputs`. Converting the result with
+    Profiles the model's outlier dimensions on the first inputs (`export.int8_profile`),
+    builds `quantize_aware(model, profile=...)` and calibrates its ranges on all of
+    `representative_inputs`. Converting the result with
     `export.tflite.export_tflite(..., quantization="full_int8")` is post-training full int8
     that keeps the padding mask, the attention scores and the outlier dimensions on usable
     int8 grids (the float graph through the converter loses all three; docs/export.md).
     """
     from export.int8_profile import int8_profile
 
-    inputs = {k: np.asarray(v) for k, v in representative_inputs.items()}
-    profile = int8_profile(model, {k: v[:profile_examples] for k, v in inputs.items()})
-    return calibrate(quantize_aware(model, profile=profile), inputs)
+    profile = int8_profile(model, representative_inputs)
+    return calibrate(quantize_aware(model, profile=profile), representative_inputs)

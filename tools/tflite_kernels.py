@@ -1,14 +1,22 @@
-"""Runs a SQuAD `.tflite` on LiteRT's three kernel sets and finds the ops where they disagree.
+"""Scores one `.tflite` under LiteRT's three kernel sets and finds int8 ops that compute wrong.
 
-    .venv/bin/python tools/tflite_kernels.py --tflite=runs/export_squad_int8/tflite/squad_qat_int8.tflite \
+    .venv/bin/python tools/tflite_kernels.py --task_name=squad \
+        --tflite=runs/export_squad_int8_v2/tflite/squad_qat_int8.tflite \
         --vocab_file=runs/squad_minilm/out/best/vocab.txt \
-        --predict_file=../shared/data/squad/dev-v1.1.json.gz --last_articles=10 --max_questions=160
+        --predict_file=../shared/data/squad/dev-v1.1.json.gz --max_examples=160
+    .venv/bin/python tools/tflite_kernels.py --task_name=sst-2 \
+        --tflite=runs/export_sst2/tflite/sst2_full_int8.tflite \
+        --vocab_file=runs/glue_minilm/sst2/best/vocab.txt \
+        --predict_file=../shared/data/glue/SST-2/dev.tsv --max_examples=300
 
-Prints SQuAD EM / F1 of the same file under the default resolver (XNNPACK delegate, what
+Prints the task score of the same file under the default resolver (XNNPACK delegate, what
 Android and the Task Library use), the optimized builtin kernels without XNNPACK, and the
-reference kernels; then, on one window, every int8 op whose output differs from the reference
-kernels by more than 2 grid steps while its inputs differ by at most 1 (the op itself, not
-error carried in).
+reference kernels. Then, on one input, it lists the int8 ops that compute wrong under each
+builtin kernel set: more than 1 grid step from exact arithmetic on their own int8 inputs
+(`export.int8_ops.op_errors`; the XNNPACK delegate hides its ops' tensors). That is the
+op itself, not error carried in. (Comparing two kernel sets' outputs cannot tell those
+apart: coarse int8 softmax inputs turn a carried one-step difference into tens of steps.)
+This found LiteRT's optimized int8 ADD mis-adding the attention mask (docs/export.md).
 """
 
 import argparse
@@ -22,87 +30,53 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RESOLVERS = ("AUTO", "BUILTIN_WITHOUT_DEFAULT_DELEGATES", "BUILTIN_REF")
 
 
-def _interpreter(path, resolver, keep_tensors=False):
+def _interpreter(path, resolver):
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
-    return Interpreter(model_path=path, experimental_op_resolver_type=getattr(OpResolverType, resolver),
-                       experimental_preserve_all_tensors=keep_tensors)
-
-
-def _window(features, i):
-    return dict(ids=features.token_ids[i:i + 1], mask=features.padding_mask[i:i + 1],
-                segment_ids=features.segment_ids[i:i + 1])
-
-
-def _all_tensors(path, resolver, window):
-    interpreter = _interpreter(path, resolver, keep_tensors=True)
-    interpreter.get_signature_runner()(**window)
-    values = {}
-    for detail in interpreter.get_tensor_details():
-        try:
-            values[detail["index"]] = interpreter.get_tensor(detail["index"]).astype(np.float64)
-        except ValueError:  # freed or never written
-            pass
-    return interpreter, values
+    return Interpreter(model_path=path, experimental_op_resolver_type=getattr(OpResolverType, resolver))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tflite", required=True)
+    parser.add_argument("--task_name", required=True, help="squad or a GLUE task (sst-2, ...)")
     parser.add_argument("--vocab_file", required=True)
     parser.add_argument("--predict_file", required=True)
-    parser.add_argument("--last_articles", type=int, default=10)
-    parser.add_argument("--max_questions", type=int, default=160)
+    parser.add_argument("--max_seq_length", type=int, default=None,
+                        help="default: 384 for squad, else 128")
+    parser.add_argument("--last_articles", type=int, default=10, help="SQuAD: the last N articles")
+    parser.add_argument("--max_examples", type=int, default=160,
+                        help="score the first N questions / examples")
+    parser.add_argument("--check_input", type=int, default=0,
+                        help="the input whose ops are checked against exact arithmetic")
     args = parser.parse_args()
 
     from export.data import TaskData
-    from export.verify import squad_scorer
+    from export.int8_ops import op_errors
+    from export.signature_names import exported_inputs
 
-    data = TaskData("squad", args.vocab_file, True, 384, dict(doc_stride=128, max_query_length=64))
-    dataset = _subset(args.predict_file, args.last_articles, args.max_questions)
-    subset_examples = data.squad_examples(dataset)
-    features = data.squad_features(subset_examples)
-    score = squad_scorer(subset_examples, features, dataset)
-    print(f"{len(subset_examples)} questions, {len(features)} windows")
+    seq = args.max_seq_length or (384 if args.task_name == "squad" else 128)
+    data = TaskData(args.task_name, args.vocab_file, True, seq,
+                    dict(doc_stride=128, max_query_length=64))
+    evaluation = data.evaluation(args.predict_file, args.last_articles, args.max_examples)
+    inputs = exported_inputs(evaluation.inputs)
+    count = len(inputs["ids"])
+    print(f"{evaluation.description}")
     for resolver in RESOLVERS:
         runner = _interpreter(args.tflite, resolver).get_signature_runner()
-        outputs = [runner(**_window(features, i)) for i in range(len(features))]
+        outputs = [runner(**{k: v[i:i + 1] for k, v in inputs.items()}) for i in range(count)]
         logits = {k: np.concatenate([o[k] for o in outputs]) for k in outputs[0]}
-        scores = score(logits)
-        print(f"{resolver:34s} EM {scores['exact_match']:.2f} F1 {scores['f1']:.2f}")
+        print(f"{resolver:34s} {evaluation.score(logits)}")
 
-    window = _window(features, 0)
-    reference_interpreter, reference = _all_tensors(args.tflite, "BUILTIN_REF", window)
-    _, optimized = _all_tensors(args.tflite, "BUILTIN_WITHOUT_DEFAULT_DELEGATES", window)
-    details = {d["index"]: d for d in reference_interpreter.get_tensor_details()}
-    print("ops whose optimized builtin kernel differs from the reference kernel (window 0):")
-    for op in reference_interpreter._get_ops_details():
-        out = op["outputs"][0]
-        if out not in reference or out not in optimized or details[out]["dtype"] != np.int8:
-            continue
-        inputs = [i for i in op["inputs"] if i >= 0 and i in reference and i in optimized]
-        carried = max([np.abs(reference[i] - optimized[i]).max() for i in inputs] or [0.0])
-        diff = np.abs(reference[out] - optimized[out])
-        if diff.max() > 2 and carried <= 1:
-            print(f"  {op['op_name']:14s} max {diff.max():5.0f} mean {diff.mean():7.3f} steps  "
-                  f"{details[out]['name'][-60:]}")
-
-
-def _subset(path, last_articles, max_questions):
-    """The last articles of a SQuAD file, keeping the first `max_questions` questions."""
-    import json
-
-    import keras_bert
-
-    with keras_bert.data.open_data_file(path, encoding="utf-8") as f:
-        dataset = json.load(f)
-    dataset["data"] = dataset["data"][-last_articles:]
-    left = max_questions
-    for article in dataset["data"]:
-        for paragraph in article["paragraphs"]:
-            paragraph["qas"] = paragraph["qas"][:max(left, 0)]
-            left -= len(paragraph["qas"])
-    return dataset
+    feed = {k: v[args.check_input:args.check_input + 1] for k, v in inputs.items()}
+    print(f"int8 ops more than 1 grid step from exact arithmetic on their own inputs "
+          f"(input {args.check_input}):")
+    for resolver in RESOLVERS[1:]:
+        errors = op_errors(args.tflite, resolver, feed)
+        wrong = [e for e in errors if e[3] > 1.0]
+        print(f"  {resolver}: {len(wrong)} of {len(errors)} checked ops")
+        for index, name, output, error in wrong[:20]:
+            print(f"    op {index:4d} {name:16s} off by {error:5.1f} steps  {output[-60:]}")
 
 
 if __name__ == "__main__":

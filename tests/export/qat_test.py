@@ -10,6 +10,7 @@ import pytest
 import keras_bert
 from export.fake_quant import FakeQuant
 from export.fake_quant import set_fake_quant_mode
+from export.int8_ops import op_errors
 from export.int8_profile import int8_profile
 from export.qat import quantize_aware
 from export.tflite import export_tflite
@@ -58,6 +59,15 @@ class FakeQuantTest(TestCase):
         self.assertAllClose([layer.range_min, layer.range_max], [-1.0, 3.0])
         layer(np.array([1.0, 5.0], "float32"), training=True)  # min clamps to 0: range holds 0
         self.assertAllClose([layer.range_min, layer.range_max], [-0.5, 4.0])
+
+    def test_min_width_widens_range_downwards(self):
+        layer = FakeQuant(ema_decay=0.5, min_width=12.0)
+        layer(np.array([-1.0, 3.0], "float32"), training=True)
+        self.assertAllClose([layer.range_min, layer.range_max], [-9.0, 3.0])
+        layer(np.array([-30.0, 5.0], "float32"), training=True)  # wide enough: plain EMA
+        self.assertAllClose([layer.range_min, layer.range_max], [-19.5, 4.0])
+        with self.assertRaisesRegex(ValueError, "min_width must be positive"):
+            FakeQuant(min_width=0.0)
 
     def test_quantizes_to_grid_and_saturates(self):
         layer = FakeQuant()
@@ -194,6 +204,67 @@ class ConvertFullInt8Test(TestCase):
         # FULLY_CONNECTED ops (2 blocks x 6 Dense x 2 + the head's 2), and each LayerNorm mean
         # one per group, less the one-dimension group's, which the converter makes a MUL (+5).
         self._check_conversion(qat, fully_connected=31)
+
+    @pytest.mark.large
+    def test_every_kernel_set_ignores_padding(self):
+        # LiteRT's optimized int8 ADD and XNNPACK mis-add int8 inputs whose scales differ
+        # ~400x, as the attention scores plus a -10000 padding addend did: padded keys came out
+        # at the top of the scores' range and were attended (MiniLM SST-2: 0.57 on XNNPACK,
+        # 0.875 on the reference kernels). Under every kernel set, what sits at padded
+        # positions must not change the answer, and the optimized kernels agree with the
+        # reference ones.
+        from ai_edge_litert.interpreter import Interpreter
+        from ai_edge_litert.interpreter import OpResolverType
+
+        qat = _calibrated(_tiny_question_answerer())
+        inputs = tiny_inputs(seed=11)
+        real = inputs["padding_mask"] == 1
+        other = dict(inputs)
+        rng = np.random.default_rng(5)
+        other["token_ids"] = np.where(
+            real, inputs["token_ids"], rng.integers(1, TINY["vocab_size"], real.shape)
+        ).astype("int32")
+        other["segment_ids"] = np.where(real, inputs["segment_ids"], 1).astype("int32")
+        logits = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            path = export_tflite(
+                qat, os.path.join(tmp, "qa.tflite"), 7, "full_int8", _calibration_inputs()
+            )
+            for kind in ("AUTO", "BUILTIN_WITHOUT_DEFAULT_DELEGATES", "BUILTIN_REF"):
+                runner = Interpreter(
+                    model_path=path,
+                    experimental_op_resolver_type=getattr(OpResolverType, kind),
+                ).get_signature_runner()
+                for variant, x in (("inputs", inputs), ("other", other)):
+                    outputs = [
+                        runner(ids=x["token_ids"][i:i + 1], mask=x["padding_mask"][i:i + 1],
+                               segment_ids=x["segment_ids"][i:i + 1])
+                        for i in range(len(real))
+                    ]
+                    logits[kind, variant] = np.stack(
+                        [np.concatenate([o[n] for o in outputs])
+                         for n in ("start_logits", "end_logits")]
+                    )[:, real]  # [2, real tokens]
+            # Op by op: each int8 op within a step of exact arithmetic on its own inputs.
+            padded_row = {"ids": inputs["token_ids"][2:3], "mask": inputs["padding_mask"][2:3],
+                          "segment_ids": inputs["segment_ids"][2:3]}
+            for kind in ("BUILTIN_WITHOUT_DEFAULT_DELEGATES", "BUILTIN_REF"):
+                errors = op_errors(path, kind, padded_row)
+                self.assertGreater(len(errors), 40, kind)
+                self.assertEqual([e for e in errors if e[3] > 1.0], [], kind)
+        logits_fq = qat.get_layer("head").logits_fq
+        step = (float(logits_fq.range_max) - float(logits_fq.range_min)) / 255.0
+        for kind in ("AUTO", "BUILTIN_WITHOUT_DEFAULT_DELEGATES", "BUILTIN_REF"):
+            # Padded keys saturate at the bottom of the scores' int8 range whatever their
+            # content, so the int8 result is identical, not just close.
+            np.testing.assert_array_equal(
+                logits[kind, "inputs"], logits[kind, "other"], err_msg=kind
+            )
+            # Kernel sets round ties differently: a step or two, not a different answer.
+            self.assertLessEqual(
+                np.abs(logits[kind, "inputs"] - logits["BUILTIN_REF", "inputs"]).max(),
+                2 * step + 1e-6, kind,
+            )
 
     def _check_conversion(self, qat, fully_connected):
         from ai_edge_litert.interpreter import Interpreter
