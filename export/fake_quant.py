@@ -80,6 +80,7 @@ class FakeQuant(keras.layers.Layer):
         self.fixed_range = fixed_range
         self.min_width = min_width
         self.mode = "quantize"
+        self.frozen = False  # training leaves the range as it is (see `freeze_ranges`)
 
     def build(self, x_shape, observed_shape=None):
         low, high = self.fixed_range or (0.0, 0.0)
@@ -116,7 +117,9 @@ class FakeQuant(keras.layers.Layer):
             return x
         x = tf.cast(x, tf.float32)
         low, high = tf.convert_to_tensor(self.range_min), tf.convert_to_tensor(self.range_max)
-        if self.fixed_range is None and (training or self.mode == "calibrate"):
+        if self.fixed_range is None and (
+            self.mode == "calibrate" or (training and not self.frozen)
+        ):
             # Ranges are statistics, not parameters: no gradient flows into them.
             observed = x if observed is None else observed
             low, high = self._update_range(tf.stop_gradient(observed))
@@ -134,6 +137,21 @@ class FakeQuant(keras.layers.Layer):
         config.update({"ema_decay": self.ema_decay, "fixed_range": self.fixed_range,
                        "min_width": self.min_width})
         return config
+
+
+def freeze_ranges(model, frozen=True):
+    """Stops (or restarts) training from moving `model`'s `FakeQuant` ranges.
+
+    QAT then trains the weights against the calibrated ranges. Ranges that follow every
+    training batch drifted on MiniLM SST-2: LayerNorm-internal ranges grew to ~5e4 within 300
+    steps and the fake-quant model fell to chance while its float weights stayed at 0.89.
+    `"calibrate"` mode still sets ranges. Returns the number of layers changed.
+    """
+    layers = [layer for layer in model._flatten_layers(include_self=False, recursive=True)
+              if isinstance(layer, FakeQuant)]
+    for layer in layers:
+        layer.frozen = frozen
+    return len(layers)
 
 
 def set_fake_quant_mode(model, mode):

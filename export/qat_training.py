@@ -8,6 +8,7 @@ import keras
 import tensorflow as tf
 
 import keras_bert
+from export.fake_quant import freeze_ranges
 from export.int8_profile import int8_profile
 from export.qat import calibrate
 from export.qat import quantize_aware
@@ -38,8 +39,8 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
     """Quantization-aware fine-tuning of a float task model, checkpointed and resumable.
 
     Builds the int8 graph (`export.int8_profile` + `quantize_aware`, sharing `model`'s
-    variables), calibrates its ranges on the first batches, then trains `steps` optimizer steps
-    with `model.fit`: AdamW with warmup and linear decay (the BERT recipe), global clip norm
+    variables), calibrates its ranges on the first batches and freezes them
+    (`export.fake_quant.freeze_ranges`), then trains `steps` optimizer steps with `model.fit`: AdamW with warmup and linear decay (the BERT recipe), global clip norm
     1.0, length-grouped batches. `output_dir/ckpt` holds model, ranges and optimizer every
     `save_every` steps; calling again with the same arguments resumes from the last one.
 
@@ -92,6 +93,7 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
         calibrate(qat, inputs, batch_size, num_batches=8, only_unseen=True)
     else:
         calibrate(qat, inputs, batch_size, num_batches=8)
+    freeze_ranges(qat)  # train the weights against the calibrated ranges
     if done >= steps:
         return qat
     dataset = keras_bert.data.length_grouped_dataset(

@@ -72,7 +72,8 @@ def compare_variants(model, version_dir, tflite_paths, inputs, score, latency_th
         progress: optional callable `(variant name, done, total)`.
 
     Returns:
-        list of rows `{variant, size_bytes, scores, max_abs_logit_diff, latency}`, Keras first.
+        list of rows `{variant, size_bytes, scores, max_abs_logit_diff, latency}`, Keras first;
+        a `.tflite` that LiteRT cannot run gets `{variant, size_bytes, error}` instead.
     """
     reference = _keras_outputs(model, inputs)
     names = sorted(reference)
@@ -111,9 +112,14 @@ def compare_variants(model, version_dir, tflite_paths, inputs, score, latency_th
             if progress:
                 progress(variant, done[0], total)
 
-        outputs = _tflite_outputs(path, inputs, names, tick)
-        row(variant, outputs, os.path.getsize(path), {
-            str(t): tflite_latency(path, one, t, latency_runs) for t in latency_threads})
+        try:
+            outputs = _tflite_outputs(path, inputs, names, tick)
+            latency = {str(t): tflite_latency(path, one, t, latency_runs) for t in latency_threads}
+        except (RuntimeError, ValueError) as e:  # one unusable file must not lose the others
+            rows.append({"variant": variant, "size_bytes": os.path.getsize(path),
+                         "error": f"LiteRT could not run {path}: {e}"})
+            continue
+        row(variant, outputs, os.path.getsize(path), latency)
     return rows
 
 
@@ -157,6 +163,9 @@ def write_report(rows, out_dir, title, extra=None):
              "|" + "---|" * len(header)]
     for r in rows:
         cells = [r["variant"], f"{r['size_bytes'] / 1e6:.1f}"]
+        if "error" in r:
+            lines.append("| " + " | ".join(cells + [r["error"]] + ["-"] * (len(header) - 3)) + " |")
+            continue
         cells += [f"{r['scores'][m]:.2f}" if abs(r['scores'][m]) > 1 else f"{r['scores'][m]:.4f}"
                   for m in metrics]
         cells.append(f"{r['max_abs_logit_diff']:.2e}")

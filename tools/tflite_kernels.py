@@ -36,29 +36,40 @@ def _interpreter(path, resolver):
     return Interpreter(model_path=path, experimental_op_resolver_type=getattr(OpResolverType, resolver))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tflite", required=True)
+def add_task_arguments(parser):
+    """The flags naming a task and its held-out data (shared with tools/int8_sensitivity.py)."""
     parser.add_argument("--task_name", required=True, help="squad or a GLUE task (sst-2, ...)")
-    parser.add_argument("--vocab_file", required=True)
     parser.add_argument("--predict_file", required=True)
     parser.add_argument("--max_seq_length", type=int, default=None,
                         help="default: 384 for squad, else 128")
     parser.add_argument("--last_articles", type=int, default=10, help="SQuAD: the last N articles")
     parser.add_argument("--max_examples", type=int, default=160,
                         help="score the first N questions / examples")
+
+
+def task_data(args, vocab_file):
+    """`(TaskData, Evaluation)` for the flags of `add_task_arguments`."""
+    from export.data import TaskData
+
+    seq = args.max_seq_length or (384 if args.task_name == "squad" else 128)
+    data = TaskData(args.task_name, vocab_file, True, seq,
+                    dict(doc_stride=128, max_query_length=64))
+    return data, data.evaluation(args.predict_file, args.last_articles, args.max_examples)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tflite", required=True)
+    parser.add_argument("--vocab_file", required=True)
     parser.add_argument("--check_input", type=int, default=0,
                         help="the input whose ops are checked against exact arithmetic")
+    add_task_arguments(parser)
     args = parser.parse_args()
 
-    from export.data import TaskData
     from export.int8_ops import op_errors
     from export.signature_names import exported_inputs
 
-    seq = args.max_seq_length or (384 if args.task_name == "squad" else 128)
-    data = TaskData(args.task_name, args.vocab_file, True, seq,
-                    dict(doc_stride=128, max_query_length=64))
-    evaluation = data.evaluation(args.predict_file, args.last_articles, args.max_examples)
+    _, evaluation = task_data(args, args.vocab_file)
     inputs = exported_inputs(evaluation.inputs)
     count = len(inputs["ids"])
     print(f"{evaluation.description}")

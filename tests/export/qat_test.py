@@ -9,6 +9,7 @@ import pytest
 
 import keras_bert
 from export.fake_quant import FakeQuant
+from export.fake_quant import freeze_ranges
 from export.fake_quant import set_fake_quant_mode
 from export.int8_ops import op_errors
 from export.int8_profile import int8_profile
@@ -68,6 +69,17 @@ class FakeQuantTest(TestCase):
         self.assertAllClose([layer.range_min, layer.range_max], [-19.5, 4.0])
         with self.assertRaisesRegex(ValueError, "min_width must be positive"):
             FakeQuant(min_width=0.0)
+
+    def test_frozen_range_holds_in_training_not_in_calibration(self):
+        layer = FakeQuant(ema_decay=0.5)
+        layer(np.array([-1.0, 3.0], "float32"), training=True)
+        holder = keras.Sequential([layer])
+        self.assertEqual(freeze_ranges(holder), 1)
+        layer(np.array([-9.0, 9.0], "float32"), training=True)
+        self.assertAllClose([layer.range_min, layer.range_max], [-1.0, 3.0])
+        layer.mode = "calibrate"  # an explicit calibration still sets it
+        layer(np.array([-9.0, 9.0], "float32"))
+        self.assertAllClose([layer.range_min, layer.range_max], [-5.0, 6.0])
 
     def test_quantizes_to_grid_and_saturates(self):
         layer = FakeQuant()
