@@ -86,11 +86,11 @@ class TaskData:
         self.tokenizer = keras_bert.ReferenceTokenizer(vocab_file, do_lower_case=lowercase)
 
     # --- SQuAD -------------------------------------------------------------------------------
-    def squad_features(self, examples):
-        """Evaluation windows of SQuAD `examples` (no answer positions)."""
+    def squad_features(self, examples, is_training=False):
+        """Windows of SQuAD `examples`; with answer positions when `is_training`."""
         return keras_bert.data.convert_squad_examples(
             examples, self.tokenizer, self.max_seq_length, self.squad_options["doc_stride"],
-            self.squad_options["max_query_length"], is_training=False,
+            self.squad_options["max_query_length"], is_training=is_training,
         )
 
     def squad_examples(self, dataset):
@@ -150,11 +150,7 @@ class TaskData:
         if self.task_name == "squad":
             examples = keras_bert.data.read_squad_examples(path, is_training=True)
             order = _seeded_sample(len(examples), count, seed)
-            features = keras_bert.data.convert_squad_examples(
-                [examples[i] for i in order], self.tokenizer, self.max_seq_length,
-                self.squad_options["doc_stride"], self.squad_options["max_query_length"],
-                is_training=True,
-            )
+            features = self.squad_features([examples[i] for i in order], is_training=True)
             return features.inputs(), features.labels()
         if self.task_name == "conll2003":
             raise ValueError("QAT (qat_int8) supports SQuAD and GLUE tasks; not CoNLL-2003 yet.")

@@ -139,18 +139,33 @@ class FakeQuant(keras.layers.Layer):
         return config
 
 
+def fake_quant_layers(model, types=None):
+    """Every `FakeQuant` and `WeightFakeQuant` layer of `model` (or only those of `types`)."""
+    types = types or (FakeQuant, WeightFakeQuant)
+    return [layer for layer in model._flatten_layers(include_self=False, recursive=True)
+            if isinstance(layer, types)]
+
+
+def _forget_compiled_functions(model):
+    # Keras' compiled train/predict functions baked in the layers' Python state when traced.
+    for name in ("train_function", "test_function", "predict_function"):
+        if hasattr(model, name):
+            setattr(model, name, None)
+
+
 def freeze_ranges(model, frozen=True):
     """Stops (or restarts) training from moving `model`'s `FakeQuant` ranges.
 
     QAT then trains the weights against the calibrated ranges. Ranges that follow every
     training batch drifted on MiniLM SST-2: LayerNorm-internal ranges grew to ~5e4 within 300
     steps and the fake-quant model fell to chance while its float weights stayed at 0.89.
-    `"calibrate"` mode still sets ranges. Returns the number of layers changed.
+    `"calibrate"` mode still sets ranges. Also drops the model's compiled functions. Returns
+    the number of layers changed.
     """
-    layers = [layer for layer in model._flatten_layers(include_self=False, recursive=True)
-              if isinstance(layer, FakeQuant)]
+    layers = fake_quant_layers(model, FakeQuant)
     for layer in layers:
         layer.frozen = frozen
+    _forget_compiled_functions(model)
     return len(layers)
 
 
@@ -162,12 +177,8 @@ def set_fake_quant_mode(model, mode):
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}.")
-    count = 0
-    for layer in model._flatten_layers(include_self=False, recursive=True):
-        if isinstance(layer, (FakeQuant, WeightFakeQuant)):
-            layer.mode = mode
-            count += 1
-    for name in ("train_function", "test_function", "predict_function"):
-        if hasattr(model, name):
-            setattr(model, name, None)
-    return count
+    layers = fake_quant_layers(model)
+    for layer in layers:
+        layer.mode = mode
+    _forget_compiled_functions(model)
+    return len(layers)

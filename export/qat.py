@@ -10,6 +10,7 @@ import keras_bert
 from export.fake_quant import SOFTMAX_RANGE
 from export.fake_quant import FakeQuant
 from export.fake_quant import WeightFakeQuant
+from export.fake_quant import fake_quant_layers
 from export.fake_quant import set_fake_quant_mode
 
 # The padding-mask addend of keras_bert's SelfAttention (google-research/bert's value).
@@ -418,8 +419,8 @@ def calibrate(qat_model, inputs, batch_size=16, num_batches=None, only_unseen=Fa
         count = min(count, batch_size * num_batches)
     set_fake_quant_mode(qat_model, "calibrate")
     if only_unseen:
-        for layer in qat_model._flatten_layers(include_self=False, recursive=True):
-            if isinstance(layer, FakeQuant) and (layer.fixed_range or float(layer.seen) > 0):
+        for layer in fake_quant_layers(qat_model, FakeQuant):
+            if layer.fixed_range or float(layer.seen) > 0:
                 layer.mode = "quantize"
     qat_model.predict({k: np.asarray(v)[:count] for k, v in inputs.items()},
                       batch_size=batch_size, verbose=0)

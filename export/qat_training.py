@@ -40,8 +40,9 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
 
     Builds the int8 graph (`export.int8_profile` + `quantize_aware`, sharing `model`'s
     variables), calibrates its ranges on the first batches and freezes them
-    (`export.fake_quant.freeze_ranges`), then trains `steps` optimizer steps with `model.fit`: AdamW with warmup and linear decay (the BERT recipe), global clip norm
-    1.0, length-grouped batches. `output_dir/ckpt` holds model, ranges and optimizer every
+    (`export.fake_quant.freeze_ranges`), then trains `steps` optimizer steps with `model.fit`:
+    AdamW with warmup and linear decay (the BERT recipe), global clip norm 1.0, length-grouped
+    batches. `output_dir/ckpt` holds model, ranges and optimizer every
     `save_every` steps; calling again with the same arguments resumes from the last one.
 
     Args:

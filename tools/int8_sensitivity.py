@@ -38,7 +38,7 @@ def main():
     args = parser.parse_args()
 
     import keras_bert
-    from export.fake_quant import FakeQuant, WeightFakeQuant
+    from export.fake_quant import FakeQuant, WeightFakeQuant, fake_quant_layers
     from export.qat import int8_graph
     from keras_bert.checkpoints import load_init_checkpoint
 
@@ -61,8 +61,7 @@ def main():
     print(f"{'float':28s} {evaluation.score(predict(model))}")
 
     graph = int8_graph(model, calibration)
-    quantizers = [layer for layer in graph._flatten_layers(include_self=False, recursive=True)
-                  if isinstance(layer, (FakeQuant, WeightFakeQuant))]
+    quantizers = fake_quant_layers(graph)
 
     def score(label, is_off):
         off = 0
