@@ -18,9 +18,10 @@ from absl import app
 from absl import flags
 from absl import logging
 
+from export.task_model import TASKS
+
 FLAGS = flags.FLAGS
 
-TASKS = ("squad", "sst-2", "mrpc", "cola", "rte", "conll2003")
 VARIANTS = ("float32", "float16", "dynamic_int8", "full_int8", "qat_int8")
 DEFAULT_VARIANTS = ("float32", "float16", "dynamic_int8", "full_int8")
 
@@ -43,6 +44,9 @@ flags.DEFINE_string("calibration_file", None, "Data for full-int8 calibration an
 flags.DEFINE_integer("num_calibration_examples", 200, "Calibration inputs (padded ones included).")
 flags.DEFINE_integer("qat_steps", 300, "qat_int8: quantization-aware fine-tuning steps.")
 flags.DEFINE_float("qat_learning_rate", 2e-5, "qat_int8: peak learning rate.")
+flags.DEFINE_float("qat_teacher_weight", 0.0,
+                   "qat_int8: share of the float model's own predictions in the QAT targets "
+                   "(knowledge distillation; 0: the labels only).")
 flags.DEFINE_integer("num_qat_examples", 5000, "qat_int8: training examples (questions) sampled.")
 flags.DEFINE_bool("verify", False, "Run and score every variant on the evaluation data.")
 flags.DEFINE_string("predict_file", None, "Evaluation data (SQuAD JSON, GLUE dev TSV, CoNLL).")
@@ -68,31 +72,15 @@ def _file_next_to_checkpoint(flag_value, name, flag):
 
 
 def _labels():
-    if FLAGS.labels:
-        return FLAGS.labels
-    import keras_bert
+    from export.task_model import task_labels
 
-    if FLAGS.task_name == "conll2003":
-        return list(keras_bert.data.CONLL2003_LABELS)
-    if FLAGS.task_name == "squad":
-        return None
-    return list(keras_bert.data.GLUE_TASKS[FLAGS.task_name].labels)
+    return FLAGS.labels or task_labels(FLAGS.task_name)
 
 
 def _model(config_file):
-    import keras_bert
-    from keras_bert.checkpoints import load_init_checkpoint
+    from export.task_model import load_task_model
 
-    config = keras_bert.BertConfig.from_json_file(config_file)
-    encoder = keras_bert.BertEncoder.from_bert_config(config)
-    if FLAGS.task_name == "squad":
-        model = keras_bert.BertQuestionAnswerer(encoder)
-    elif FLAGS.task_name == "conll2003":
-        model = keras_bert.BertTokenClassifier(encoder, len(_labels()))
-    else:
-        model = keras_bert.BertClassifier(encoder, len(_labels()))
-    print(load_init_checkpoint(model, FLAGS.init_checkpoint, require_heads=True))
-    return model
+    return load_task_model(FLAGS.task_name, FLAGS.init_checkpoint, config_file, _labels())
 
 
 def _quantization_aware_model(data, config_file, name):
@@ -104,7 +92,7 @@ def _quantization_aware_model(data, config_file, name):
     print(f"QAT: {FLAGS.qat_steps} steps on {len(inputs['token_ids'])} windows -> {output_dir}")
     return quantization_aware_finetune(
         _model(config_file), inputs, labels, output_dir, FLAGS.qat_steps,
-        learning_rate=FLAGS.qat_learning_rate,
+        learning_rate=FLAGS.qat_learning_rate, teacher_weight=FLAGS.qat_teacher_weight,
     )
 
 
@@ -116,7 +104,7 @@ def main(argv):
     from export import data as export_data
     from export.saved_model import export_saved_model
     from export.tflite_variants import export_tflite_variants
-    from export.verify import compare_variants, write_report
+    from export.verify import compare_variants, keras_outputs, write_report
 
     unknown = sorted(set(FLAGS.quantizations) - set(VARIANTS))
     if unknown:
@@ -161,13 +149,14 @@ def main(argv):
     if FLAGS.verify:
         evaluation = data.evaluation(FLAGS.predict_file, FLAGS.eval_last_articles, FLAGS.max_eval_examples)
         bar = export_data.progress_bar()
+        reference = keras_outputs(model, evaluation.inputs)
         rows = compare_variants(
             model, version_dir, tflite_paths, evaluation.inputs, evaluation.score,
-            latency_runs=FLAGS.latency_runs, progress=bar,
+            latency_runs=FLAGS.latency_runs, progress=bar, reference=reference,
         )
         extra = {"evaluation": evaluation.description}
         if version_dir is not None and evaluation.text_check is not None:
-            extra["serve_text"] = evaluation.text_check(version_dir, model)
+            extra["serve_text"] = evaluation.text_check(version_dir, reference)
         report = write_report(rows, os.path.join(FLAGS.export_dir, "reports", name),
                               f"{name}: export verification", extra)
         with open(report) as f:

@@ -14,7 +14,8 @@ from export.verify import classification_scorer, squad_scorer
 
 @dataclasses.dataclass
 class Evaluation:
-    """Inputs to run every variant on, how to score them, and the raw-text signature check."""
+    """Inputs to run every variant on, how to score them, and the raw-text signature check
+    (`text_check(version_dir, keras_outputs)`: `serve_text` vs the Python pipeline)."""
 
     inputs: dict
     score: object
@@ -187,9 +188,9 @@ class TaskData:
             for qa in paragraph["qas"]
         }
 
-        def text_check(version_dir, model):
+        def text_check(version_dir, outputs):
             return squad_text_agreement(
-                version_dir, model, examples, features, contexts, self.lowercase
+                version_dir, outputs, examples, features, contexts, self.lowercase
             )
 
         return Evaluation(
@@ -202,8 +203,8 @@ class TaskData:
     def _glue_evaluation(self, path, max_examples):
         examples, inputs, labels = self._glue(path, max_examples)
 
-        def text_check(version_dir, model):
-            return classifier_text_agreement(version_dir, model, examples, inputs)
+        def text_check(version_dir, outputs):
+            return classifier_text_agreement(version_dir, outputs, examples)
 
         return Evaluation(
             inputs, classification_scorer(labels, self.glue.metrics),
@@ -215,10 +216,10 @@ def _signature(version_dir):
     return tf.saved_model.load(version_dir).signatures["serve_text"]
 
 
-def squad_text_agreement(version_dir, model, examples, features, contexts, lowercase, batch_size=8):
+def squad_text_agreement(version_dir, outputs, examples, features, contexts, lowercase,
+                         batch_size=8):
     """Runs `serve_text` on every question (with its original context, `{qas_id: context}`);
-    counts answers equal to the Python pipeline's."""
-    outputs = model.predict(features.inputs(), batch_size=32, verbose=0)
+    counts answers equal to the Python pipeline's (Keras `outputs` on `features`, decoded)."""
     expected, _, _ = keras_bert.data.decode_squad_predictions(
         examples, features, outputs["start_logits"], outputs["end_logits"], do_lower_case=lowercase
     )
@@ -241,9 +242,10 @@ def squad_text_agreement(version_dir, model, examples, features, contexts, lower
     return {"questions": len(examples), "same_answer": same, "differences": differences[:20]}
 
 
-def classifier_text_agreement(version_dir, model, examples, inputs, batch_size=32):
-    """Runs `serve_text` on every example; counts labels equal to the Keras model's."""
-    expected = model.predict(inputs, batch_size=32, verbose=0).argmax(-1)
+def classifier_text_agreement(version_dir, outputs, examples, batch_size=32):
+    """Runs `serve_text` on every example; counts labels equal to the Keras model's
+    (`outputs["logits"]` on the examples' inputs)."""
+    expected = outputs["logits"].argmax(-1)
     signature = _signature(version_dir)
     got = []
     for start in range(0, len(examples), batch_size):

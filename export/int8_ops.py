@@ -18,10 +18,21 @@ def _fully_connected(x, w, b=0.0):
     return x @ w.T + b
 
 
+def _batch_matmul(a, b):
+    # The op's adj_y is not in LiteRT's op details: read it from the shapes (scores are
+    # [.., S, D] x [.., S, D]^T; probs x values [.., S, S] x [.., S, D]).
+    return a @ (b if a.shape[-1] == b.shape[-2] else np.swapaxes(b, -1, -2))
+
+
+def _reduce_max(x, axes):
+    return np.max(x, axis=tuple(int(a) for a in np.atleast_1d(axes)), keepdims=True)
+
+
 # op name -> float64 function of the op's dequantized inputs
 CHECKED_OPS = {
     "ADD": np.add, "SUB": np.subtract, "MUL": np.multiply, "FULLY_CONNECTED": _fully_connected,
     "RSQRT": lambda x: 1.0 / np.sqrt(x), "TANH": np.tanh, "GELU": _gelu, "SOFTMAX": _softmax,
+    "BATCH_MATMUL": _batch_matmul, "REDUCE_MAX": _reduce_max,
 }
 
 
@@ -65,7 +76,8 @@ def op_errors(path, resolver, feed):
             continue
         inputs = [_dequantized(interpreter, details[i]) for i in op["inputs"] if i >= 0]
         scale, zero_point = out["quantization"]
-        exact = np.clip(CHECKED_OPS[op["op_name"]](*inputs) / scale + zero_point, -128, 127)
+        exact = CHECKED_OPS[op["op_name"]](*inputs).reshape(out["shape"])
+        exact = np.clip(exact / scale + zero_point, -128, 127)
         error = np.abs(interpreter.get_tensor(out["index"]).astype(np.float64) - exact).max()
         errors.append((op["index"], op["op_name"], out["name"], float(error)))
     return errors

@@ -7,6 +7,7 @@ import numpy as np
 import tensorflow as tf
 
 import keras_bert
+from export.fake_quant import SCORES_MIN_WIDTH
 from export.fake_quant import SOFTMAX_RANGE
 from export.fake_quant import FakeQuant
 from export.fake_quant import WeightFakeQuant
@@ -16,11 +17,6 @@ from export.fake_quant import set_fake_quant_mode
 # The padding-mask addend of keras_bert's SelfAttention (google-research/bert's value).
 _MASK_ADDEND = -10000.0
 
-
-# The narrowest range of the attention scores' int8 grid: a padded key saturated at its bottom
-# gets probability exp(-12) = 6e-6 of the row's top, 0 on the softmax's 1/256 grid, and 384 of
-# them add 0.2 % to its denominator. MiniLM's narrowest calibrated range is 13.7 wide.
-_SCORES_MIN_WIDTH = 12.0
 
 
 def _add_fake_quants(layer, names, ema_decay, **kwargs):
@@ -198,17 +194,21 @@ class _Embeddings(keras.layers.Layer):
 class _Transformer(keras.layers.Layer):
     """`TransformerEncoder` (with its `SelfAttention`) and fake quantization after every op."""
 
-    def __init__(self, layer, groups, ema_decay, **kwargs):
+    def __init__(self, layer, groups, ema_decay, head_scales=False, **kwargs):
         super().__init__(**kwargs)
         self.layer = layer
         attention = layer.attention
+        self.head_scales = head_scales
         self.names = ["query", "key", "value", "context", "intermediate", "activation"]
         for g in range(len(groups)):
             self.names += [f"attention_output_{g}", f"attention_sum_{g}", f"output_{g}",
                            f"output_sum_{g}"]
         _add_fake_quants(self, self.names, ema_decay)
-        softmax_inputs = ["scores", "masked_scores"]
-        _add_fake_quants(self, softmax_inputs, ema_decay, min_width=_SCORES_MIN_WIDTH)
+        # With `head_scales`, each head's softmax inputs are their own tensors ("_0", "_1", ...)
+        # and are shifted to their row maximum (see `_softmax_input`).
+        self.heads = [f"_{h}" for h in range(attention.num_attention_heads)] if head_scales else [""]
+        softmax_inputs = [f"{n}{h}" for h in self.heads for n in ("scores", "masked_scores")]
+        _add_fake_quants(self, softmax_inputs, ema_decay, min_width=SCORES_MIN_WIDTH)
         self.names += softmax_inputs
         self.probs_fq = FakeQuant(fixed_range=SOFTMAX_RANGE, name="probs")
         # 1/sqrt(D) is folded into the query projection: one quantized tensor fewer.
@@ -230,8 +230,8 @@ class _Transformer(keras.layers.Layer):
             layer.output_layer_norm, groups, ema_decay, name="output_layer_norm"
         )
 
-    def _mask_addend(self, padding):
-        """The additive attention mask `[B, 1, 1, S]` from `padding` (1 at padded keys).
+    def _mask_addend(self, padding, scores_fq):
+        """The additive attention mask (`padding`'s shape) from `padding` (1 at padded keys).
 
         The float model adds -10000. In int8, any addend below the scores' range saturates
         padded keys at its bottom (softmax maps them to ~0), so the addend is -2x the range's
@@ -241,11 +241,39 @@ class _Transformer(keras.layers.Layer):
         """
         # `scores_fq` has `masked_scores_fq`'s range (both track the unmasked scores) and has
         # already seen this batch: on the first one, the masked range is still unset.
-        fq = self.scores_fq
+        fq = scores_fq
         if fq.mode == "off":
             return padding * _MASK_ADDEND
         low = -2.0 * tf.stop_gradient(fq.range_max - fq.range_min)
         return tf.quantization.fake_quant_with_min_max_vars(padding * low, low, 0.0, num_bits=8)
+
+    def _softmax_input(self, scores, padding, suffix, fq):
+        """The quantized, masked attention scores of one head (`suffix`) or of all heads.
+
+        The masked scores' range is the unmasked scores' range: padded keys saturate at its
+        bottom. On one per-tensor range that bottom is far below every row's top (MiniLM:
+        -136 to -12.5). A single head's range can be ~13 wide (MiniLM layer 5), so a row whose
+        top is near the bottom would give each of hundreds of padded keys a weight of up to
+        exp(-1). With `head_scales`, each row is shifted to its top among real keys and masked
+        again on the range `[-W, 0]` (W the scores' range width, so the same int8 step and
+        an exact integer SUB): padded keys then sit at -W <= -12 below every row's top.
+        """
+        scores_fq = getattr(self, f"scores{suffix}_fq")
+        masked = fq[f"masked_scores{suffix}"](
+            scores + self._mask_addend(padding, scores_fq), observed=scores
+        )
+        if not self.head_scales:
+            return masked
+        top = tf.reduce_max(masked, axis=-1, keepdims=True)  # [B, S, 1]: padded keys are lower
+        if scores_fq.mode != "quantize":  # float: softmax is shift-invariant
+            return masked - top
+        width = tf.stop_gradient(scores_fq.range_max - scores_fq.range_min)
+
+        def on_grid(t):  # [-W, 0]: zero point 127, the scores' step
+            return tf.quantization.fake_quant_with_min_max_vars(t, -width, 0.0, num_bits=8)
+
+        shifted = on_grid(masked - top)  # [B, S, S]
+        return on_grid(shifted + self._mask_addend(padding, scores_fq))
 
     def call(self, x, padding, training=None):
         # B = batch, S = sequence, H = hidden (H_g in group g), N = heads, D = head size,
@@ -255,20 +283,28 @@ class _Transformer(keras.layers.Layer):
         heads, size = attention.num_attention_heads, attention.head_size
         batch, seq = tf.shape(x[0])[0], tf.shape(x[0])[1]
 
-        def split(t):
-            return tf.transpose(tf.reshape(t, (batch, seq, heads, size)), (0, 2, 1, 3))
-
-        query = split(fq["query"](self.query_dense(x, training=training)))  # [B, N, S, D]
-        key = split(fq["key"](self.key_dense(x, training=training)))  # [B, N, S, D]
-        value = split(fq["value"](self.value_dense(x, training=training)))  # [B, N, S, D]
-        scores = fq["scores"](tf.matmul(query, key, transpose_b=True))  # [B, N, S, S]
-        # The range follows the unmasked scores: padded keys saturate at its bottom, which
-        # softmax still maps to 0, instead of stretching the int8 grid down to the addend.
-        masked = fq["masked_scores"](scores + self._mask_addend(padding), observed=scores)
-        probs = self.probs_fq(tf.nn.softmax(masked, axis=-1), training=training)
-        probs = attention.dropout_layer(probs, training=training)
-        context = fq["context"](tf.matmul(probs, value))  # [B, N, S, D]
-        context = tf.reshape(tf.transpose(context, (0, 2, 1, 3)), (batch, seq, heads * size))
+        query = fq["query"](self.query_dense(x, training=training))  # [B, S, N * D]
+        key = fq["key"](self.key_dense(x, training=training))  # [B, S, N * D]
+        value = fq["value"](self.value_dense(x, training=training))  # [B, S, N * D]
+        if self.head_scales:  # one [B, S, S] scores tensor per head, each its own int8 scale
+            heads_of = [lambda t, h=h: t[:, :, h * size:(h + 1) * size]  # [B, S, D]
+                        for h in range(heads)]
+            padding = padding[:, 0]  # [B, 1, S]
+        else:  # one [B, N, S, S] tensor
+            heads_of = [lambda t: tf.transpose(tf.reshape(t, (batch, seq, heads, size)),
+                                               (0, 2, 1, 3))]  # [B, N, S, D]
+        contexts = []
+        for suffix, head in zip(self.heads, heads_of):
+            scores = fq[f"scores{suffix}"](tf.matmul(head(query), head(key), transpose_b=True))
+            masked = self._softmax_input(scores, padding, suffix, fq)
+            probs = self.probs_fq(tf.nn.softmax(masked, axis=-1), training=training)
+            probs = attention.dropout_layer(probs, training=training)
+            contexts.append(tf.matmul(probs, head(value)))  # [B, (N,) S, D]
+        if self.head_scales:
+            context = fq["context"](tf.concat(contexts, axis=-1))  # [B, S, N * D]
+        else:
+            context = fq["context"](contexts[0])  # [B, N, S, D]
+            context = tf.reshape(tf.transpose(context, (0, 2, 1, 3)), (batch, seq, heads * size))
 
         attended = self.attention_output_dense(context, training=training)  # [[B, S, H_g]]
         summed = []
@@ -290,14 +326,15 @@ class _Transformer(keras.layers.Layer):
 class _Encoder(keras.layers.Layer):
     """`BertEncoder` -> the grouped `sequence_output` (and the pooled output when asked)."""
 
-    def __init__(self, encoder, groups, ema_decay, pooled, **kwargs):
+    def __init__(self, encoder, groups, ema_decay, pooled, head_scales=False, **kwargs):
         super().__init__(**kwargs)
         self.encoder = encoder
         self.pooled = pooled
         self.embeddings = _Embeddings(encoder.embeddings, groups, ema_decay, name="embeddings")
         self.num_blocks = len(encoder.transformer_layers)
         for i, layer in enumerate(encoder.transformer_layers):  # attributes: see _add_fake_quants
-            setattr(self, f"block_{i}", _Transformer(layer, groups, ema_decay, name=layer.name))
+            setattr(self, f"block_{i}",
+                    _Transformer(layer, groups, ema_decay, head_scales, name=layer.name))
         # `1 - keep` gets a fixed range: without one, TF 2.21's converter gave that SUB output
         # the scale of the -10000 product (39.2), so it rounded to 0 and the int8 model
         # attended to padding (found by comparing every tensor with Keras). Each block makes
@@ -351,9 +388,11 @@ def quantize_aware(model, ema_decay=0.99, profile=None):
     `1/sqrt(head_size)` is folded into the query kernel, and the masked attention scores are
     quantized over the range of the unmasked scores, so padded keys saturate at its bottom
     instead of stretching the grid to -10000 (and the int8 mask addend is -2x that range's
-    width, not -10000: same saturated result, kernel-safe scales). With a `profile` (`export.int8_profile`), the
-    residual stream is held as one int8 tensor per group of hidden dimensions (same float
-    math; outlier dimensions no longer coarsen the others' int8 grid).
+    width, not -10000: same saturated result, kernel-safe scales). With a `profile`
+    (`export.int8_profile`), the residual stream is held as one int8 tensor per group of hidden dimensions (same float
+    math; outlier dimensions no longer coarsen the others' int8 grid), and with its
+    `head_scales`, each head's attention scores are their own int8 tensor (one wide head no
+    longer coarsens the other heads' softmax inputs).
 
     Before training (or to quantize after training only), calibrate the ranges: set
     `export.fake_quant.set_fake_quant_mode(qat, "calibrate")`, run `qat.predict` on a few real
@@ -364,7 +403,7 @@ def quantize_aware(model, ema_decay=0.99, profile=None):
         model: a `keras_bert.BertQuestionAnswerer`, `BertClassifier` or `BertTokenClassifier`.
         ema_decay: float, see `FakeQuant`. Defaults to 0.99.
         profile: optional dict from `export.int8_profile.int8_profile(model, inputs)`; `None`
-            keeps one int8 scale per stream tensor.
+            keeps one int8 scale per stream tensor and per layer's attention scores.
 
     Returns:
         a `keras.Model` taking `{token_ids, segment_ids, padding_mask}` int32 `[batch, seq]`.
@@ -392,7 +431,8 @@ def quantize_aware(model, ema_decay=0.99, profile=None):
             f"profile['groups'] must split the {width} hidden dimensions into disjoint lists; "
             "make it with export.int8_profile.int8_profile(model, inputs) for this model."
         )
-    encoder = _Encoder(model.encoder, groups, ema_decay, feature == "pooled", name="encoder")
+    encoder = _Encoder(model.encoder, groups, ema_decay, feature == "pooled",
+                       bool(profile.get("head_scales")), name="encoder")
     features = encoder(inputs)
     head_groups = groups
     if feature == "pooled":  # one plain [B, H] tensor: a single group of all dimensions

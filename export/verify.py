@@ -25,7 +25,8 @@ def _concat(chunks):
     return {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
 
 
-def _keras_outputs(model, inputs):
+def keras_outputs(model, inputs):
+    """`model`'s outputs on `inputs` as a dict (`{"logits"}` for single-output models)."""
     out = model.predict(inputs, batch_size=32, verbose=0)
     return out if isinstance(out, dict) else {"logits": out}
 
@@ -58,7 +59,7 @@ def _directory_size(path):
 
 
 def compare_variants(model, version_dir, tflite_paths, inputs, score, latency_threads=(1, 2),
-                     latency_runs=30, progress=None):
+                     latency_runs=30, progress=None, reference=None):
     """Runs every variant on `inputs` and scores it.
 
     Args:
@@ -70,12 +71,14 @@ def compare_variants(model, version_dir, tflite_paths, inputs, score, latency_th
         score: callable, outputs dict -> `{metric: value}`.
         latency_threads: intra-op thread counts for the batch-1 latency.
         progress: optional callable `(variant name, done, total)`.
+        reference: `keras_outputs(model, inputs)` when the caller already has them.
 
     Returns:
         list of rows `{variant, size_bytes, scores, max_abs_logit_diff, latency}`, Keras first;
         a `.tflite` that LiteRT cannot run gets `{variant, size_bytes, error}` instead.
     """
-    reference = _keras_outputs(model, inputs)
+    if reference is None:
+        reference = keras_outputs(model, inputs)
     names = sorted(reference)
     one = {k: v[:1] for k, v in exported_inputs(inputs).items()}
     rows = []

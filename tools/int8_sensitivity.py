@@ -37,20 +37,12 @@ def main():
     add_task_arguments(parser)
     args = parser.parse_args()
 
-    import keras_bert
     from export.fake_quant import FakeQuant, WeightFakeQuant, fake_quant_layers
     from export.qat import int8_graph
-    from keras_bert.checkpoints import load_init_checkpoint
+    from export.task_model import load_task_model
 
+    model = load_task_model(args.task_name, args.init_checkpoint)
     best = os.path.join(args.init_checkpoint, "best")
-    config = keras_bert.BertConfig.from_json_file(os.path.join(best, "bert_config.json"))
-    encoder = keras_bert.BertEncoder.from_bert_config(config)
-    if args.task_name == "squad":
-        model = keras_bert.BertQuestionAnswerer(encoder)
-    else:
-        labels = keras_bert.data.GLUE_TASKS[args.task_name].labels
-        model = keras_bert.BertClassifier(encoder, len(labels))
-    load_init_checkpoint(model, args.init_checkpoint, require_heads=True)
     data, evaluation = task_data(args, os.path.join(best, "vocab.txt"))
     calibration = data.calibration_inputs(args.calibration_file, args.num_calibration_examples)
     print(evaluation.description)

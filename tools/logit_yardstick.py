@@ -21,7 +21,8 @@ import numpy as np
 
 import keras_bert
 from export.tflite import run_tflite
-from keras_bert.checkpoints import collect_weights, load_init_checkpoint
+from export.task_model import load_task_model
+from keras_bert.checkpoints import collect_weights
 from tests.reference import numpy_bert
 
 
@@ -34,8 +35,7 @@ def main():
     args = parser.parse_args()
     best = os.path.join(args.model_dir, "best")
     config = keras_bert.BertConfig.from_json_file(os.path.join(best, "bert_config.json"))
-    qa = keras_bert.BertQuestionAnswerer(keras_bert.BertEncoder.from_bert_config(config))
-    load_init_checkpoint(qa, args.model_dir, require_heads=True)
+    qa = load_task_model("squad", args.model_dir)
     with gzip.open(args.squad, "rt", encoding="utf-8") as f:
         dataset = json.load(f)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:

@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 import keras_bert  # noqa: E402
 from export.metadata import add_metadata  # noqa: E402
 from export.tflite import export_tflite, run_tflite  # noqa: E402
-from keras_bert.checkpoints import load_init_checkpoint  # noqa: E402
+from export.task_model import load_task_model  # noqa: E402
 from keras_bert.metrics import normalize_answer  # noqa: E402
 
 SEQ, STRIDE, QUERY = 384, 128, 64
@@ -104,11 +104,7 @@ def task_library_inputs(question, context, vocab):
 
 
 def load_model(model_dir):
-    config_file = os.path.join(model_dir, "best", "bert_config.json")
-    config = keras_bert.BertConfig.from_json_file(config_file)
-    qa = keras_bert.BertQuestionAnswerer(keras_bert.BertEncoder.from_bert_config(config))
-    load_init_checkpoint(qa, model_dir, require_heads=True)
-    return qa
+    return load_task_model("squad", model_dir)
 
 
 def select_questions(squad_path, tokenizer, count, every=1):

@@ -386,6 +386,14 @@ class StandinServerTest(TestCase):
     def tearDownClass(cls):
         cls.server.stop()
 
+    def columns(self):
+        """The reference inputs as one TF Serving columnar `inputs` object."""
+        return {name: value.tolist() for name, value in self.rows.items()}
+
+    def instance(self, i):
+        """Reference input row `i` as one TF Serving row-format instance."""
+        return {name: value[i].tolist() for name, value in self.rows.items()}
+
     def predict(self, body, path="/v1/models/tiny_qa:predict"):
         status, answer = self.server.call(path, body)
         self.assertEqual(status, 200, answer)
@@ -431,10 +439,9 @@ class StandinServerTest(TestCase):
         self.assertEqual(signatures["text"]["inputs"]["text"]["dtype"], "DT_STRING")
 
     def test_row_and_columnar_predictions_match_keras(self):
-        instances = [{name: value[i].tolist() for name, value in self.rows.items()}
-                     for i in range(len(self.rows["ids"]))]
+        instances = [self.instance(i) for i in range(len(self.rows["ids"]))]
         self.assertMatchesKeras(self.predict({"instances": instances}))
-        columns = {name: value.tolist() for name, value in self.rows.items()}
+        columns = self.columns()
         answer = self.predict({"signature_name": "serving_default", "inputs": columns})
         self.assertMatchesKeras(answer)
         self.assertMatchesKeras(self.predict(
@@ -461,7 +468,7 @@ class StandinServerTest(TestCase):
                             atol=1e-5)
 
     def test_errors_are_400_json_and_the_server_keeps_serving(self):
-        row = {name: value[0].tolist() for name, value in self.rows.items()}
+        row = self.instance(0)
         out_of_vocab = dict(row, ids=[TINY["vocab_size"]] + row["ids"][1:])
         cases = [
             ({"instances": [out_of_vocab]}, "ids must be < vocab_size"),  # tf.debugging.assert
@@ -481,7 +488,7 @@ class StandinServerTest(TestCase):
                 self.assertIn(expected, answer["error"])
         self.assertEqual(self.server.call("/v1/models/tiny_qa:classify", {})[0], 501)
         self.assertIsNone(self.server.process.poll(), self.server.stderr())
-        columns = {name: value.tolist() for name, value in self.rows.items()}
+        columns = self.columns()
         self.assertMatchesKeras(self.predict({"inputs": columns}))
 
     def test_server_process_never_imported_keras_or_keras_bert(self):

@@ -334,12 +334,10 @@ def measure_real_model(batch_size=32):
     SavedModel reloaded in a fresh process. Run it as a script (see the bottom of this file);
     it is not a pytest test, since an `extra_large` marker would size this whole file
     `enormous` for Bazel."""
-    from keras_bert.checkpoints import load_init_checkpoint
+    from export.task_model import load_task_model
 
     best = os.path.join(REAL_RUN, "best")
-    config = keras_bert.BertConfig.from_json_file(os.path.join(best, "bert_config.json"))
-    qa = keras_bert.BertQuestionAnswerer(keras_bert.BertEncoder.from_bert_config(config))
-    load_init_checkpoint(qa, REAL_RUN, require_heads=True)
+    qa = load_task_model("squad", REAL_RUN)
     vocab_path = os.path.join(best, "vocab.txt")
     questions, contexts = squad_dev(num_articles=10, last=True)
     lengths = dict(max_seq_length=384, doc_stride=128, max_query_length=64)
