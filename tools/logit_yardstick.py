@@ -8,7 +8,8 @@ The SQuAD QA model's logits reach |10|; float32 rounding through six layers at s
 384 moves each implementation about 1e-5 from the exact (float64) result, in different
 directions, so Keras and TFLite can differ from each other by twice that. This prints both
 distances on windows of the last SQuAD v1.1 dev article (tests/reference/numpy_bert.py is the
-float64 oracle).
+float64 oracle), for the .tflite under each of LiteRT's kernel sets. Set
+`TF_ENABLE_ONEDNN_OPTS=0` to compute the Keras side with TensorFlow's Eigen kernels.
 """
 
 import argparse
@@ -20,10 +21,11 @@ import tempfile
 import numpy as np
 
 import keras_bert
-from export.tflite import run_tflite
+from export.signature_names import exported_inputs
 from export.task_model import load_task_model
 from keras_bert.checkpoints import collect_weights
 from tests.reference import numpy_bert
+from tools.tflite_kernels import RESOLVERS, interpreter
 
 
 def main():
@@ -46,20 +48,25 @@ def main():
     n = args.num_windows
     inputs = {k: v[:n] for k, v in features.inputs().items()}
     keras_out = qa.predict(inputs, verbose=0)
-    tflite_out = [run_tflite(args.tflite, {k: v[i : i + 1] for k, v in inputs.items()}) for i in range(n)]
+    feed = exported_inputs(inputs)
+    tflite_out = {}
+    for resolver in RESOLVERS:
+        runner = interpreter(args.tflite, resolver).get_signature_runner()
+        tflite_out[resolver] = [runner(**{k: v[i:i + 1] for k, v in feed.items()}) for i in range(n)]
     weights = collect_weights(qa)
     sequence, _, _ = numpy_bert.encoder(weights, config.to_dict(), **inputs)
     exact = sequence @ np.asarray(weights["cls/squad/output_weights"], np.float64).T + np.asarray(
         weights["cls/squad/output_bias"], np.float64
     )  # [n, S, 2]
+    print(f"TF oneDNN kernels: {os.environ.get('TF_ENABLE_ONEDNN_OPTS', 'default (on)')}")
     for j, name in enumerate(("start_logits", "end_logits")):
-        tfl = np.concatenate([o[name] for o in tflite_out])
-        print(
-            f"{name}: |keras - float64| max {np.abs(keras_out[name] - exact[..., j]).max():.2e}, "
-            f"|tflite - float64| max {np.abs(tfl - exact[..., j]).max():.2e}, "
-            f"|tflite - keras| max {np.abs(tfl - keras_out[name]).max():.2e}, "
-            f"max |logit| {np.abs(exact[..., j]).max():.2f}"
-        )
+        print(f"{name}: |keras - float64| max {np.abs(keras_out[name] - exact[..., j]).max():.2e}, "
+              f"max |logit| {np.abs(exact[..., j]).max():.2f}")
+        for resolver, outputs in tflite_out.items():
+            tfl = np.concatenate([o[name] for o in outputs])
+            print(f"  tflite {resolver:34s} |tflite - float64| max "
+                  f"{np.abs(tfl - exact[..., j]).max():.2e}, "
+                  f"|tflite - keras| max {np.abs(tfl - keras_out[name]).max():.2e}")
 
 
 if __name__ == "__main__":

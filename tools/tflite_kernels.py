@@ -30,7 +30,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RESOLVERS = ("AUTO", "BUILTIN_WITHOUT_DEFAULT_DELEGATES", "BUILTIN_REF")
 
 
-def _interpreter(path, resolver):
+def interpreter(path, resolver):
+    """A LiteRT interpreter of `path` with one of `RESOLVERS`."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
     return Interpreter(model_path=path, experimental_op_resolver_type=getattr(OpResolverType, resolver))
@@ -74,7 +75,7 @@ def main():
     count = len(inputs["ids"])
     print(f"{evaluation.description}")
     for resolver in RESOLVERS:
-        runner = _interpreter(args.tflite, resolver).get_signature_runner()
+        runner = interpreter(args.tflite, resolver).get_signature_runner()
         outputs = [runner(**{k: v[i:i + 1] for k, v in inputs.items()}) for i in range(count)]
         logits = {k: np.concatenate([o[k] for o in outputs]) for k in outputs[0]}
         print(f"{resolver:34s} {evaluation.score(logits)}")
