@@ -47,6 +47,9 @@ flags.DEFINE_float("qat_learning_rate", 2e-5, "qat_int8: peak learning rate.")
 flags.DEFINE_float("qat_teacher_weight", 0.0,
                    "qat_int8: share of the float model's own predictions in the QAT targets "
                    "(knowledge distillation; 0: the labels only).")
+flags.DEFINE_float("qat_range_lr_multiplier", 0.0,
+                   "qat_int8: 0 keeps the calibrated int8 ranges; above 0 they are learned with "
+                   "the weights (LSQ), each end moving up to ~lr * this * its width a step.")
 flags.DEFINE_integer("num_qat_examples", 5000, "qat_int8: training examples (questions) sampled.")
 flags.DEFINE_bool("verify", False, "Run and score every variant on the evaluation data.")
 flags.DEFINE_string("predict_file", None, "Evaluation data (SQuAD JSON, GLUE dev TSV, CoNLL).")
@@ -93,6 +96,7 @@ def _quantization_aware_model(data, config_file, name):
     return quantization_aware_finetune(
         _model(config_file), inputs, labels, output_dir, FLAGS.qat_steps,
         learning_rate=FLAGS.qat_learning_rate, teacher_weight=FLAGS.qat_teacher_weight,
+        range_lr_multiplier=FLAGS.qat_range_lr_multiplier,
     )
 
 

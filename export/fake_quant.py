@@ -18,6 +18,43 @@ SOFTMAX_RANGE = (0.0, 255.0 / 256.0)
 SCORES_MIN_WIDTH = 12.0
 
 
+def _fake_quant_learned_range(x, low, high):
+    """`fake_quant_with_min_max_vars` whose range ends get the LSQ gradient.
+
+    TensorFlow's own gradient for the range ends only counts clipped values, so a range can
+    only grow. LSQ (Esser et al. 2020, "Learned Step Size Quantization") also differentiates
+    the rounding: with `y = low + step * round(u)`, `u = (x - low) / step`,
+    `step = (high - low) / 255` (on TensorFlow's grid, nudged to hold 0) and a
+    straight-through `round`, an in-range value gives
+    `dy/dhigh = (round(u) - u) / 255 = -dy/dlow`; a value clipped to `low` (`high`) gives
+    `dy/dlow = 1` (`dy/dhigh = 1`). The range-end gradients are scaled by
+    `1 / sqrt(size(x) * 127)` (LSQ's scale), so that they do not dominate the global gradient
+    norm that clipping sees; Adam's steps do not depend on that scale.
+    """
+
+    @tf.custom_gradient
+    def quantize(x, low, high):
+        y = tf.quantization.fake_quant_with_min_max_vars(x, low, high, num_bits=8,
+                                                         narrow_range=False)
+
+        def grad(dy):
+            # The op's grid: the range nudged so that 0 is a grid point, as TensorFlow does.
+            step = (high - low) / 255.0
+            zero_point = tf.round(tf.clip_by_value(-low / step, 0.0, 255.0))
+            below, above = x < -zero_point * step, x > (255.0 - zero_point) * step
+            inside = tf.logical_not(tf.logical_or(below, above))
+            rounding = tf.where(inside, (y - x) / step, 0.0) / 255.0  # (round(u) - u) / 255
+            d_low = tf.where(below, 1.0, -rounding)
+            d_high = tf.where(above, 1.0, rounding)
+            scale = tf.math.rsqrt(tf.cast(tf.size(x), tf.float32) * 127.0)
+            return (dy * tf.cast(inside, dy.dtype), scale * tf.reduce_sum(dy * d_low),
+                    scale * tf.reduce_sum(dy * d_high))
+
+        return y, grad
+
+    return quantize(x, low, high)
+
+
 def _quantize_kernel(kernel):
     """Per-output-channel symmetric int8 rounding of a `[in, out]` kernel (straight-through)."""
     scale = tf.reduce_max(tf.abs(kernel), axis=0, keepdims=True) / 127.0  # [1, out]
@@ -86,6 +123,7 @@ class FakeQuant(keras.layers.Layer):
         self.min_width = min_width
         self.mode = "quantize"
         self.frozen = False  # training leaves the range as it is (see `freeze_ranges`)
+        self.range_lr_multiplier = 0.0  # > 0: the range is learned (see `learn_ranges`)
 
     def build(self, x_shape, observed_shape=None):
         low, high = self.fixed_range or (0.0, 0.0)
@@ -100,7 +138,26 @@ class FakeQuant(keras.layers.Layer):
         self.seen = self.add_weight(
             name="seen", shape=(), initializer="zeros", trainable=False
         )
+        # Learned moves of [range_min, range_max] in units of the range's width / multiplier.
+        # Created trainable: a GradientTape only watches trainable tf.Variables, and a Keras
+        # variable built symbolically gets its tf.Variable later, with the flag it has then.
+        # `quantize_aware` takes them out of the trainable weights; `learn_ranges` puts them in.
+        self.range_delta = self.add_weight(
+            name="range_delta", shape=(2,), initializer="zeros", trainable=True
+        )
         self.built = True
+
+    def current_range(self):
+        """`(low, high)` float tensors: the range, moved by the learned deltas if learning."""
+        low, high = tf.convert_to_tensor(self.range_min), tf.convert_to_tensor(self.range_max)
+        if not self.range_lr_multiplier:
+            return low, high
+        width = tf.stop_gradient(high - low)  # frozen while learning: a constant
+        low = tf.minimum(low + self.range_lr_multiplier * width * self.range_delta[0], 0.0)
+        high = tf.maximum(high + self.range_lr_multiplier * width * self.range_delta[1], 0.0)
+        if self.min_width is not None:
+            low = tf.minimum(low, high - self.min_width)
+        return low, high
 
     def _update_range(self, observed):
         low = tf.minimum(tf.reduce_min(observed), 0.0)
@@ -121,7 +178,7 @@ class FakeQuant(keras.layers.Layer):
         if self.mode == "off":
             return x
         x = tf.cast(x, tf.float32)
-        low, high = tf.convert_to_tensor(self.range_min), tf.convert_to_tensor(self.range_max)
+        low, high = self.current_range()
         if self.fixed_range is None and (
             self.mode == "calibrate" or (training and not self.frozen)
         ):
@@ -130,6 +187,8 @@ class FakeQuant(keras.layers.Layer):
             low, high = self._update_range(tf.stop_gradient(observed))
         if self.mode == "calibrate":
             return x
+        if self.range_lr_multiplier:
+            return _fake_quant_learned_range(x, low, high)
         return tf.quantization.fake_quant_with_min_max_vars(
             x, low, high, num_bits=8, narrow_range=False
         )
@@ -172,6 +231,40 @@ def freeze_ranges(model, frozen=True):
         layer.frozen = frozen
     _forget_compiled_functions(model)
     return len(layers)
+
+
+def learn_ranges(model, multiplier):
+    """Makes `model`'s `FakeQuant` ranges trainable parameters (LSQ), or bakes them in.
+
+    With `multiplier > 0`, each range that is not fixed is frozen (no EMA) and gets a trainable
+    `range_delta`: its ends move by `multiplier * width * delta`, `width` the calibrated
+    range's, so Adam at learning rate `lr` moves an end by up to about `lr * multiplier * width`
+    a step. The gradient is LSQ's (`_fake_quant_learned_range`): rounding error pulls a range
+    in, clipping pushes it out. With `multiplier == 0`, the learned moves are written into
+    `range_min` / `range_max` (what the converter reads), the deltas reset to 0 and made
+    non-trainable again. Drops the model's compiled functions. Returns the `range_delta`
+    variables made trainable (none when baking), e.g. to exempt them from weight decay.
+    """
+    if multiplier < 0.0:
+        raise ValueError(f"multiplier must be >= 0, got {multiplier}.")
+    deltas = []
+    for layer in fake_quant_layers(model, FakeQuant):
+        if layer.fixed_range is not None:
+            continue
+        if multiplier:
+            layer.frozen = True
+            layer.range_lr_multiplier = float(multiplier)
+            layer.range_delta.trainable = True
+            deltas.append(layer.range_delta)
+        elif layer.range_lr_multiplier:
+            low, high = layer.current_range()
+            layer.range_min.assign(low)
+            layer.range_max.assign(high)
+            layer.range_delta.assign([0.0, 0.0])
+            layer.range_delta.trainable = False
+            layer.range_lr_multiplier = 0.0
+    _forget_compiled_functions(model)
+    return deltas
 
 
 def set_fake_quant_mode(model, mode):

@@ -230,7 +230,19 @@ class _Transformer(keras.layers.Layer):
             layer.output_layer_norm, groups, ema_decay, name="output_layer_norm"
         )
 
-    def _mask_addend(self, padding, scores_fq):
+    def _masked_range(self, suffix):
+        """`(low, high)` of the masked scores of head `suffix` (`""`: all heads).
+
+        The unmasked scores' `FakeQuant` has the same range (both track the unmasked scores)
+        and, in calibration or EMA training, has already seen this batch (on the first one the
+        masked range is still unset). Learned ranges (`learn_ranges`) are each their own.
+        """
+        masked_fq = getattr(self, f"masked_scores{suffix}_fq")
+        if masked_fq.range_lr_multiplier:
+            return masked_fq.current_range()
+        return getattr(self, f"scores{suffix}_fq").current_range()
+
+    def _mask_addend(self, padding, suffix):
         """The additive attention mask (`padding`'s shape) from `padding` (1 at padded keys).
 
         The float model adds -10000. In int8, any addend below the scores' range saturates
@@ -239,12 +251,10 @@ class _Transformer(keras.layers.Layer):
         int8 ADD and XNNPACK mis-add inputs at that ratio: with -10000 (scale 39.2), padded
         keys came out at the top of the range in 3 of MiniLM's 6 layers (docs/export.md).
         """
-        # `scores_fq` has `masked_scores_fq`'s range (both track the unmasked scores) and has
-        # already seen this batch: on the first one, the masked range is still unset.
-        fq = scores_fq
-        if fq.mode == "off":
+        if getattr(self, f"scores{suffix}_fq").mode == "off":
             return padding * _MASK_ADDEND
-        low = -2.0 * tf.stop_gradient(fq.range_max - fq.range_min)
+        range_low, range_high = self._masked_range(suffix)
+        low = -2.0 * tf.stop_gradient(range_high - range_low)
         return tf.quantization.fake_quant_with_min_max_vars(padding * low, low, 0.0, num_bits=8)
 
     def _softmax_input(self, scores, padding, suffix, fq):
@@ -255,25 +265,26 @@ class _Transformer(keras.layers.Layer):
         -136 to -12.5). A single head's range can be ~13 wide (MiniLM layer 5), so a row whose
         top is near the bottom would give each of hundreds of padded keys a weight of up to
         exp(-1). With `head_scales`, each row is shifted to its top among real keys and masked
-        again on the range `[-W, 0]` (W the scores' range width, so the same int8 step and
+        again on the range `[-W, 0]` (W the masked scores' range width, so the same int8 step and
         an exact integer SUB): padded keys then sit at -W <= -12 below every row's top.
         """
         scores_fq = getattr(self, f"scores{suffix}_fq")
         masked = fq[f"masked_scores{suffix}"](
-            scores + self._mask_addend(padding, scores_fq), observed=scores
+            scores + self._mask_addend(padding, suffix), observed=scores
         )
         if not self.head_scales:
             return masked
         top = tf.reduce_max(masked, axis=-1, keepdims=True)  # [B, S, 1]: padded keys are lower
         if scores_fq.mode != "quantize":  # float: softmax is shift-invariant
             return masked - top
-        width = tf.stop_gradient(scores_fq.range_max - scores_fq.range_min)
+        range_low, range_high = self._masked_range(suffix)
+        width = tf.stop_gradient(range_high - range_low)
 
         def on_grid(t):  # [-W, 0]: zero point 127, the scores' step
             return tf.quantization.fake_quant_with_min_max_vars(t, -width, 0.0, num_bits=8)
 
         shifted = on_grid(masked - top)  # [B, S, S]
-        return on_grid(shifted + self._mask_addend(padding, scores_fq))
+        return on_grid(shifted + self._mask_addend(padding, suffix))
 
     def call(self, x, padding, training=None):
         # B = batch, S = sequence, H = hidden (H_g in group g), N = heads, D = head size,
@@ -441,7 +452,12 @@ def quantize_aware(model, ema_decay=0.99, profile=None):
     elif not split_span:
         features = [model.classification_head.dropout_layer(part) for part in features]
     outputs = _Head(dense, head_groups, split_span, ema_decay, name="head")(features)
-    return keras.Model(inputs, outputs, name=f"{model.name}_qat")
+    qat = keras.Model(inputs, outputs, name=f"{model.name}_qat")
+    # The range deltas now exist as trainable tf.Variables (which a GradientTape watches);
+    # they stay out of the trainable weights until `learn_ranges` turns them on.
+    for layer in fake_quant_layers(qat, FakeQuant):
+        layer.range_delta.trainable = False
+    return qat
 
 
 def calibrate(qat_model, inputs, batch_size=16, num_batches=None, only_unseen=False):

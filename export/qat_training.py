@@ -9,7 +9,9 @@ import numpy as np
 import tensorflow as tf
 
 import keras_bert
+from keras_bert.training.optimizer import decay_exempt_variables
 from export.fake_quant import freeze_ranges
+from export.fake_quant import learn_ranges
 from export.int8_profile import int8_profile
 from export.qat import calibrate
 from export.qat import quantize_aware
@@ -65,12 +67,13 @@ def _teacher_targets(model, inputs, labels, weight, output_dir, batch_size):
 
 def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_size=16,
                                 learning_rate=2e-5, warmup_steps=20, save_every=25, seed=0,
-                                teacher_weight=0.0, log=print):
+                                teacher_weight=0.0, range_lr_multiplier=0.0, log=print):
     """Quantization-aware fine-tuning of a float task model, checkpointed and resumable.
 
     Builds the int8 graph (`export.int8_profile` + `quantize_aware`, sharing `model`'s
     variables), calibrates its ranges on the first batches and freezes them
-    (`export.fake_quant.freeze_ranges`), then trains `steps` optimizer steps with `model.fit`:
+    (`export.fake_quant.freeze_ranges`; or, with `range_lr_multiplier`, learns them too), then
+    trains `steps` optimizer steps with `model.fit`:
     AdamW with warmup and linear decay (the BERT recipe), global clip norm 1.0, length-grouped
     batches. With `teacher_weight`, the targets mix in the float model's own predictions
     (knowledge distillation from the model being quantized). `output_dir/ckpt` holds model, ranges and optimizer every
@@ -86,6 +89,10 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
             weights 4.9 F1 in 300 steps; docs/export.md).
         teacher_weight: float in [0, 1]; the float model's share of the targets (0: the
             labels only; 1: the float model's output distribution only). Defaults to 0.
+        range_lr_multiplier: float >= 0. 0 (the default) keeps the calibrated ranges; above
+            0 they are trained with the weights (LSQ gradient, `export.fake_quant.learn_ranges`),
+            each end moving by up to about `learning_rate * range_lr_multiplier` of its
+            range's width a step, and written into the ranges when training ends.
 
     Returns:
         the trained `quantize_aware` model; convert it with `export.tflite.export_tflite(...,
@@ -97,6 +104,8 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
         raise ValueError(f"steps must be >= 1, got {steps}.")
     if not 0.0 <= teacher_weight <= 1.0:
         raise ValueError(f"teacher_weight must be in [0, 1], got {teacher_weight}.")
+    if range_lr_multiplier < 0.0:
+        raise ValueError(f"range_lr_multiplier must be >= 0, got {range_lr_multiplier}.")
     if len(inputs["token_ids"]) < batch_size:
         raise ValueError(
             f"QAT needs at least batch_size={batch_size} training examples, "
@@ -106,9 +115,12 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
     profile = _load_or_make_profile(model, inputs, output_dir)
     log(f"int8 dimension groups: {[g if len(g) < 10 else f'{len(g)} dims' for g in profile['groups']]}")
     qat = quantize_aware(model, profile=profile)
+    deltas = learn_ranges(qat, range_lr_multiplier) if range_lr_multiplier else []
     optimizer = keras_bert.training.create_optimizer(
         qat, learning_rate, steps, min(warmup_steps, steps), global_clipnorm=1.0
     )
+    if deltas:  # create_optimizer's exemptions are replaced, not extended, by a second call
+        optimizer.exclude_from_weight_decay(var_list=decay_exempt_variables(qat) + deltas)
     if teacher_weight > 0.0:
         labels = _teacher_targets(model, inputs, labels, teacher_weight, output_dir, batch_size)
     loss, loss_weights = _losses(qat, soft=teacher_weight > 0.0)
@@ -131,9 +143,18 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
         calibrate(qat, inputs, batch_size, num_batches=8, only_unseen=True)
     else:
         calibrate(qat, inputs, batch_size, num_batches=8)
-    freeze_ranges(qat)  # train the weights against the calibrated ranges
-    if done >= steps:
-        return qat
+    freeze_ranges(qat)  # train the weights against the calibrated (or learned) ranges
+    if done < steps:
+        _fit(qat, inputs, labels, steps, done, batch_size, seed, manager, checkpoint,
+             state_path, save_every)
+    if deltas:
+        learn_ranges(qat, 0.0)  # the learned ranges become the ranges the converter reads
+    return qat
+
+
+def _fit(qat, inputs, labels, steps, done, batch_size, seed, manager, checkpoint, state_path,
+         save_every):
+    """Trains `qat` from step `done` to `steps`, checkpointing every `save_every` steps."""
     dataset = keras_bert.data.length_grouped_dataset(
         inputs, (labels,), batch_size, steps, seed
     ).skip(done)
@@ -154,5 +175,4 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
 
     qat.fit(dataset, epochs=1, steps_per_epoch=steps - done, callbacks=[_Save()], verbose=0)
     bar.close()
-    return qat
 

@@ -12,6 +12,7 @@ import keras_bert
 from export.fake_quant import FakeQuant
 from export.fake_quant import fake_quant_layers
 from export.fake_quant import freeze_ranges
+from export.fake_quant import learn_ranges
 from export.fake_quant import set_fake_quant_mode
 from export.int8_ops import op_errors
 from export.int8_profile import int8_profile
@@ -102,6 +103,63 @@ class FakeQuantTest(TestCase):
         layer.range_max.assign(1.55)  # scale 0.01, zero point exactly -28
         out = keras.ops.convert_to_numpy(layer(np.array([0.123, 2.0, -3.0], "float32")))
         self.assertAllClose(out, np.array([0.12, 1.55, -1.0], "float32"), atol=1e-6)
+
+    def _learn_range(self, x, start, steps=300, learn=True):
+        """Adam on the MSE of `x`'s fake quant against `x`, from the range `start`."""
+        import tensorflow as tf
+
+        layer = FakeQuant()
+        holder = keras.Sequential([layer])
+        holder(x)
+        layer.range_min.assign(start[0])
+        layer.range_max.assign(start[1])
+        deltas = learn_ranges(holder, 1.0)
+        self.assertEqual(len(deltas), 1)
+        if not learn:  # TensorFlow's own range gradient, for comparison
+            layer.range_lr_multiplier = 0.0
+            low0, high0 = start
+            variables = [tf.Variable(low0), tf.Variable(high0)]
+        optimizer = keras.optimizers.Adam(0.01)
+        errors = []
+        for _ in range(steps):
+            with tf.GradientTape() as tape:
+                if learn:
+                    y = holder(x, training=True)
+                    variables = deltas
+                else:
+                    y = tf.quantization.fake_quant_with_min_max_vars(x, *variables)
+                error = tf.reduce_mean(tf.square(y - x))
+            optimizer.apply_gradients(zip(tape.gradient(error, variables), variables))
+            errors.append(float(error))
+        if learn:
+            return errors, [float(v) for v in layer.current_range()], holder
+        return errors, [float(v) for v in variables], holder
+
+    def test_learned_range_finds_a_lower_rounding_error(self):
+        # N(0, 1): the 8-bit range of least squared error is about +-3.5 (rounding against
+        # clipping). From too wide (rounding dominates) and too narrow (clipping dominates),
+        # the LSQ gradient moves the range there and the error falls.
+        x = np.random.default_rng(0).normal(size=(64, 64)).astype("float32")
+        for start in ((-40.0, 40.0), (-1.0, 1.0)):
+            errors, (low, high), _ = self._learn_range(x, start)
+            self.assertLess(np.mean(errors[-20:]), 0.5 * errors[0], start)
+            self.assertTrue(-6.0 < low < -2.0 and 2.0 < high < 6.0, (start, low, high))
+        # TensorFlow's own gradient only counts clipped values: a wide range never shrinks.
+        errors, (low, high), _ = self._learn_range(x, (-40.0, 40.0), learn=False)
+        self.assertEqual((low, high), (-40.0, 40.0))
+
+    def test_learned_range_bakes_into_the_range_the_converter_reads(self):
+        x = np.random.default_rng(1).normal(size=(32, 32)).astype("float32")
+        _, (low, high), holder = self._learn_range(x, (-20.0, 20.0), steps=30)
+        layer = holder.layers[0]
+        before = np.asarray(holder(x))
+        self.assertEqual(learn_ranges(holder, 0.0), [])
+        self.assertAllClose([layer.range_min, layer.range_max], [low, high])
+        np.testing.assert_array_equal(np.asarray(layer.range_delta), [0.0, 0.0])
+        self.assertFalse(layer.range_delta.trainable)
+        np.testing.assert_array_equal(np.asarray(holder(x)), before)
+        with self.assertRaisesRegex(ValueError, "multiplier must be >= 0"):
+            learn_ranges(holder, -1.0)
 
     def test_bad_mode_is_rejected(self):
         with self.assertRaisesRegex(ValueError, "mode must be one of"):
@@ -417,10 +475,11 @@ class CheckpointTest(TestCase):
             path = tf.train.Checkpoint(model=qat).save(os.path.join(tmp, "ckpt"))
             revived = quantize_aware(_tiny_question_answerer(seed=9))
             tf.train.Checkpoint(model=revived).restore(path).assert_existing_objects_matched()
-            ranges = [float(w) for w in revived.non_trainable_weights]
-        self.assertEqual(
-            ranges, [float(w) for w in qat.non_trainable_weights]
-        )
+            ranges = [np.asarray(w) for w in revived.non_trainable_weights]
+        expected_ranges = [np.asarray(w) for w in qat.non_trainable_weights]
+        self.assertEqual(len(ranges), len(expected_ranges))
+        for got, want in zip(ranges, expected_ranges):
+            np.testing.assert_array_equal(got, want)
         self.assertAllClose(revived(inputs), expected, atol=1e-6)
 
     def test_calibrate_only_unseen_sets_missing_ranges(self):

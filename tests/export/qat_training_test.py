@@ -37,6 +37,9 @@ class QatTrainingTest(TestCase):
                 quantization_aware_finetune(_tiny_qa(), inputs, labels, out, 2, teacher_weight=1.5)
             with self.assertRaisesRegex(ValueError, "steps must be >= 1"):
                 quantization_aware_finetune(_tiny_qa(), inputs, labels, out, 0)
+            with self.assertRaisesRegex(ValueError, "range_lr_multiplier must be >= 0"):
+                quantization_aware_finetune(_tiny_qa(), inputs, labels, out, 2,
+                                            range_lr_multiplier=-1.0)
             self.assertEqual(os.listdir(out), [])
 
     @pytest.mark.large
@@ -64,3 +67,38 @@ class QatTrainingTest(TestCase):
             self.assertEqual(os.path.getmtime(os.path.join(out, "teacher.npz")), before)
             with open(os.path.join(out, "state.json")) as f:
                 self.assertEqual(json.load(f)["step"], 4)
+
+    @pytest.mark.large
+    def test_learned_ranges_move_and_are_baked_in(self):
+        from export.fake_quant import FakeQuant
+        from export.fake_quant import fake_quant_layers
+
+        inputs, labels = _qa_data()
+
+        def ranges(qat):
+            layers = [l for l in fake_quant_layers(qat, FakeQuant) if l.fixed_range is None]
+            for layer in layers:  # baked: the converter reads range_min / range_max only
+                self.assertEqual(layer.range_lr_multiplier, 0.0)
+                self.assertFalse(layer.range_delta.trainable)
+                np.testing.assert_array_equal(np.asarray(layer.range_delta), [0.0, 0.0])
+            return np.array([(float(l.range_min), float(l.range_max)) for l in layers])
+
+        runs = {}
+        with tempfile.TemporaryDirectory() as out:
+            for multiplier in (0.0, 100.0):
+                run_dir = os.path.join(out, str(multiplier))
+                runs[multiplier] = ranges(quantization_aware_finetune(
+                    _tiny_qa(), inputs, labels, run_dir, steps=4, batch_size=6,
+                    range_lr_multiplier=multiplier, log=lambda *_: None))
+            # Resuming a finished run bakes the same learned ranges from its checkpoint.
+            resumed = ranges(quantization_aware_finetune(
+                _tiny_qa(), inputs, labels, os.path.join(out, "100.0"), steps=4,
+                batch_size=6, range_lr_multiplier=100.0, log=lambda *_: None))
+        frozen, learned = runs[0.0], runs[100.0]
+        np.testing.assert_array_equal(resumed, learned)
+        widths = frozen[:, 1] - frozen[:, 0]
+        moved = np.abs(learned - frozen).max(axis=1) / widths
+        # 4 Adam steps at the warmup's learning rates (2e-5 peak) x 100: each end moves at
+        # most ~0.5 % of its width; most ranges move, none by more than that bound.
+        self.assertGreater(np.mean(moved > 1e-5), 0.5)
+        self.assertLess(moved.max(), 0.01)
