@@ -1,0 +1,54 @@
+"""Scores the float weights of a QAT checkpoint (fake quant off) on a task's held-out data.
+
+    .venv/bin/python tools/qat_float_weights.py --task_name=squad \
+        --init_checkpoint=runs/squad_minilm/out --qat_dir=runs/export_squad_int8_v6/qat/squad \
+        --predict_file=../shared/data/squad/dev-v1.1.json.gz --max_examples=0
+
+(`--max_examples=0`: all questions of the last `--last_articles` articles.)
+
+QAT fine-tunes the shared float weights while it trains them for int8, so an int8 file can
+score above the model it started from. This scores those trained weights in float (every fake
+quant off): the int8 file's score minus this one is what the int8 graph costs alone.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from tools.tflite_kernels import add_task_arguments, task_data  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--init_checkpoint", required=True, help="the fine-tuning output dir")
+    parser.add_argument("--qat_dir", required=True,
+                        help="export.cli's <export_dir>/qat/<model_name> (ckpt/, int8_profile.json)")
+    add_task_arguments(parser)
+    args = parser.parse_args()
+    args.max_examples = args.max_examples or None  # 0: every held-out question
+
+    import tensorflow as tf
+
+    from export.fake_quant import set_fake_quant_mode
+    from export.qat import quantize_aware
+    from export.task_model import load_task_model
+    from export.verify import keras_outputs
+
+    latest = tf.train.latest_checkpoint(os.path.join(args.qat_dir, "ckpt"))
+    if latest is None:
+        sys.exit(f"No QAT checkpoint in {args.qat_dir}/ckpt: pass export.cli's <export_dir>/qat/<name>.")
+    model = load_task_model(args.task_name, args.init_checkpoint)
+    with open(os.path.join(args.qat_dir, "int8_profile.json")) as f:
+        qat = quantize_aware(model, profile=json.load(f))  # shares `model`'s variables
+    _, evaluation = task_data(args, os.path.join(args.init_checkpoint, "best", "vocab.txt"))
+    qat({k: v[:1] for k, v in evaluation.inputs.items()})
+    tf.train.Checkpoint(model=qat).restore(latest).expect_partial()
+    set_fake_quant_mode(qat, "off")
+    print(f"{latest}, float weights: {evaluation.score(keras_outputs(model, evaluation.inputs))}")
+
+
+if __name__ == "__main__":
+    main()
