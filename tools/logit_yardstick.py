@@ -28,6 +28,23 @@ from tests.reference import numpy_bert
 from tools.tflite_kernels import RESOLVERS, interpreter
 
 
+def qa_and_windows(model_dir, squad, num_windows):
+    """The fine-tuned QA model, its config dict, and inputs for the first `num_windows`
+    384-token windows of the last SQuAD dev article."""
+    best = os.path.join(model_dir, "best")
+    config = keras_bert.BertConfig.from_json_file(os.path.join(best, "bert_config.json"))
+    qa = load_task_model("squad", model_dir)
+    with gzip.open(squad, "rt", encoding="utf-8") as f:
+        dataset = json.load(f)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump({"data": dataset["data"][-1:]}, f)
+    examples = keras_bert.data.read_squad_examples(f.name, is_training=False)
+    os.unlink(f.name)
+    tokenizer = keras_bert.ReferenceTokenizer(os.path.join(best, "vocab.txt"), do_lower_case=True)
+    features = keras_bert.data.convert_squad_examples(examples, tokenizer, 384, 128, 64)
+    return qa, config.to_dict(), {k: v[:num_windows] for k, v in features.inputs().items()}
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model_dir", default="runs/squad_minilm/out")
@@ -35,18 +52,8 @@ def main():
     parser.add_argument("--squad", default="../shared/data/squad/dev-v1.1.json.gz")
     parser.add_argument("--num_windows", type=int, default=12)
     args = parser.parse_args()
-    best = os.path.join(args.model_dir, "best")
-    config = keras_bert.BertConfig.from_json_file(os.path.join(best, "bert_config.json"))
-    qa = load_task_model("squad", args.model_dir)
-    with gzip.open(args.squad, "rt", encoding="utf-8") as f:
-        dataset = json.load(f)
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump({"data": dataset["data"][-1:]}, f)
-    examples = keras_bert.data.read_squad_examples(f.name, is_training=False)
-    tokenizer = keras_bert.ReferenceTokenizer(os.path.join(best, "vocab.txt"), do_lower_case=True)
-    features = keras_bert.data.convert_squad_examples(examples, tokenizer, 384, 128, 64)
+    qa, config, inputs = qa_and_windows(args.model_dir, args.squad, args.num_windows)
     n = args.num_windows
-    inputs = {k: v[:n] for k, v in features.inputs().items()}
     keras_out = qa.predict(inputs, verbose=0)
     feed = exported_inputs(inputs)
     tflite_out = {}
@@ -54,7 +61,7 @@ def main():
         runner = interpreter(args.tflite, resolver).get_signature_runner()
         tflite_out[resolver] = [runner(**{k: v[i:i + 1] for k, v in feed.items()}) for i in range(n)]
     weights = collect_weights(qa)
-    sequence, _, _ = numpy_bert.encoder(weights, config.to_dict(), **inputs)
+    sequence, _, _ = numpy_bert.encoder(weights, config, **inputs)
     exact = sequence @ np.asarray(weights["cls/squad/output_weights"], np.float64).T + np.asarray(
         weights["cls/squad/output_bias"], np.float64
     )  # [n, S, 2]

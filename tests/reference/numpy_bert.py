@@ -49,7 +49,7 @@ def attention(w, scope, x, padding_mask, heads):
     q = split(dense(w, f"{scope}/query", x))
     k = split(dense(w, f"{scope}/key", x))
     v = split(dense(w, f"{scope}/value", x))
-    additive = (1.0 - padding_mask[:, None, None, :].astype(np.float64)) * -10000.0
+    additive = (1.0 - padding_mask[:, None, None, :].astype(x.dtype)) * -10000.0
     probs = softmax(q @ k.transpose(0, 1, 3, 2) / math.sqrt(size) + additive)
     return (probs @ v).transpose(0, 2, 1, 3).reshape(batch, seq, hidden)
 
