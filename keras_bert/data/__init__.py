@@ -23,4 +23,5 @@ from keras_bert.data.text_to_documents import text_to_documents
 from keras_bert.data.squad_examples import read_squad_examples
 from keras_bert.data.squad_features import convert_squad_examples
 from keras_bert.data.squad_predictions import decode_squad_predictions
+from keras_bert.data.squad_predictions import answer_char_span
 from keras_bert.data.squad_predictions import project_to_original_text

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.data.squad_examples import split_on_whitespace
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 
 _Candidate = collections.namedtuple(
@@ -56,27 +57,64 @@ def project_to_original_text(pred_text, orig_text, do_lower_case):
     the alignment fails (the normalized texts differ in length), it returns `orig_text` whole,
     as google-research/bert does.
     """
+    start, end = _project_to_original_span(pred_text, orig_text, do_lower_case)
+    return orig_text[start:end]
+
+
+def _project_to_original_span(pred_text, orig_text, do_lower_case):
+    """`project_to_original_text` as `(start, end)` character offsets into `orig_text`."""
+    whole = (0, len(orig_text))
     tok_text = " ".join(_basic_tokenizer(do_lower_case).basic_tokenize(orig_text))
     start = tok_text.find(pred_text)
     if start == -1:
-        return orig_text
+        return whole
     end = start + len(pred_text) - 1
     orig_ns, orig_map = _char_alignment(orig_text)
     tok_ns, tok_map = _char_alignment(tok_text)
     if len(orig_ns) != len(tok_ns):
-        return orig_text  # e.g. an accent stripped from a character that is not spelled apart
+        return whole  # e.g. an accent stripped from a character that is not spelled apart
     tok_to_ns = {index: ns for ns, index in tok_map.items()}
     if start not in tok_to_ns or end not in tok_to_ns:
-        return orig_text
-    return orig_text[orig_map[tok_to_ns[start]] : orig_map[tok_to_ns[end]] + 1]
+        return whole
+    return orig_map[tok_to_ns[start]], orig_map[tok_to_ns[end]] + 1
 
 
 def _span_text(example, features, candidate, do_lower_case):
+    """`(text, first word, offset of text in the space-joined words)` of a candidate span."""
     tokens = features.tokens[candidate.window][candidate.start : candidate.end + 1]
     to_orig = features.token_to_orig_map[candidate.window]
-    orig_words = example.doc_tokens[to_orig[candidate.start] : to_orig[candidate.end] + 1]
+    first, last = to_orig[candidate.start], to_orig[candidate.end]
+    orig_text = " ".join(example.doc_tokens[first : last + 1])
     pred_text = " ".join(" ".join(tokens).replace(" ##", "").replace("##", "").split())
-    return project_to_original_text(pred_text, " ".join(orig_words), do_lower_case)
+    start, end = _project_to_original_span(pred_text, orig_text, do_lower_case)
+    return orig_text[start:end], first, start
+
+
+@keras_bert_export("keras_bert.data.answer_char_span")
+def answer_char_span(context, entry):
+    """`(start, end)` character offsets of an n-best entry's text in its passage `context`.
+
+    `entry` is one of `decode_squad_predictions(..., with_offsets=True)`'s n-best dicts; its
+    text lies in the passage words from `orig_word_start`, at `orig_text_offset` in those words
+    joined by single spaces. Returns `(-1, -1)` for the empty (no-answer) entry.
+    """
+    text = entry["text"]
+    if not text:
+        return -1, -1
+    words, char_to_word = split_on_whitespace(context)
+    word_starts = [0] * len(words)
+    for i in reversed(range(len(context))):  # a word's first character is its first mention
+        if char_to_word[i] >= 0:
+            word_starts[char_to_word[i]] = i
+
+    def to_context(word, offset):  # offset in " ".join(words[word:]) -> index in context
+        while offset >= len(words[word]):
+            offset -= len(words[word]) + 1
+            word += 1
+        return word_starts[word] + offset
+
+    first, offset = entry["orig_word_start"], entry["orig_text_offset"]
+    return to_context(first, offset), to_context(first, offset + len(text) - 1) + 1
 
 
 @keras_bert_export("keras_bert.data.decode_squad_predictions")
@@ -90,6 +128,7 @@ def decode_squad_predictions(
     do_lower_case=True,
     version_2_with_negative=False,
     null_score_diff_threshold=0.0,
+    with_offsets=False,
 ):
     """The best answer of every question, from the logits of all its windows.
 
@@ -139,12 +178,14 @@ def decode_squad_predictions(
         for candidate in candidates:
             if len(entries) >= n_best_size:
                 break
-            text = _span_text(example, features, candidate, do_lower_case)
+            text, first_word, offset = _span_text(example, features, candidate, do_lower_case)
             if text in seen:
                 continue
             seen.add(text)
             entries.append({"text": text, "start_logit": candidate.start_logit,
                             "end_logit": candidate.end_logit})
+            if with_offsets:
+                entries[-1].update(orig_word_start=first_word, orig_text_offset=offset)
         if version_2_with_negative and null is not None and "" not in seen:
             entries.append({"text": "", "start_logit": null[1], "end_logit": null[2]})
             entries.sort(key=lambda e: e["start_logit"] + e["end_logit"], reverse=True)

@@ -10,7 +10,7 @@ from keras_bert.data.squad_examples import SquadFormatError
 from keras_bert.data.squad_examples import read_squad_examples
 from keras_bert.data.squad_features import convert_squad_examples
 from keras_bert.data.squad_predictions import decode_squad_predictions
-from keras_bert.data.squad_predictions import project_to_original_text
+from keras_bert.data.squad_predictions import answer_char_span, project_to_original_text
 from keras_bert.metrics.squad_evaluation import evaluate_squad_v1
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 from tests.data_paths import shared_data_dir
@@ -162,6 +162,29 @@ def test_decoding_picks_the_best_span_and_writes_nbest(tmp_path, tokenizer):
     assert len(nbest["q1"]) == 3 and nbest["q1"][0]["text"] == "Steve Smith"
     probabilities = [entry["probability"] for entry in nbest["q1"]]
     assert sum(probabilities) == pytest.approx(1.0) and probabilities == sorted(probabilities)[::-1]
+
+
+@pytest.mark.parametrize("context, word, offset, text, expected", [
+    ("Steve Smith's bat", 0, 0, "Steve Smith", (0, 11)),
+    ("  He met\t\tSteve \n Smith's  dog", 2, 0, "Steve Smith", (10, 23)),  # whitespace runs
+    ("a (1895-1943) b", 1, 1, "1895-1943", (3, 12)),  # inside a word
+    ("x y", 0, 0, "", (-1, -1)),  # the no-answer entry
+])
+def test_answer_char_span_finds_the_text_in_the_passage(context, word, offset, text, expected):
+    entry = {"text": text, "orig_word_start": word, "orig_text_offset": offset}
+    assert answer_char_span(context, entry) == expected
+    if text:
+        assert context[slice(*expected)].split() == text.split()
+
+
+def test_decoding_with_offsets_gives_spans_in_the_context(tmp_path, tokenizer):
+    examples = read_squad_examples(write(tmp_path, squad()), is_training=True)
+    features = convert_squad_examples(examples, tokenizer, 48, 16, 16, is_training=True)
+    starts, ends = one_hot_logits(features)
+    _, nbest, _ = decode_squad_predictions(examples, features, starts, ends, with_offsets=True)
+    for entry in nbest["q1"]:
+        start, end = answer_char_span(CONTEXT, entry)
+        assert CONTEXT[start:end].split() == entry["text"].split()
 
 
 def test_v2_null_answer_wins_above_the_threshold(tmp_path, tokenizer):

@@ -1,0 +1,85 @@
+"""The README's main job: the on-device QA app, served on 127.0.0.1 (or answered in the terminal).
+
+    make demo                  # serves apps/web/ with the shipped int8 model; open the printed URL
+    make demo ARGS=--cli       # answers one bundled question through ai-edge-litert, no browser
+    .venv/bin/python -m apps.demo --cli --passage=rhine --question="Where does the Rhine begin?"
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from apps.qa_pipeline import APPS, QaInputError, TfliteQa
+
+WEB = os.path.join(APPS, "web")
+PASSAGES = os.path.join(WEB, "data", "passages.json")
+
+
+def _highlight(context, start, end):
+    """The passage with the answer in bold (when the terminal supports it) and brackets."""
+    units = context.encode("utf-16-le")
+    before, answer, after = (units[:2 * start], units[2 * start:2 * end], units[2 * end:])
+    bold, reset = ("\033[1m", "\033[0m") if sys.stdout.isatty() else ("", "")
+    return (before.decode("utf-16-le") + f"[{bold}" + answer.decode("utf-16-le") + f"{reset}]"
+            + after.decode("utf-16-le"))
+
+
+def answer_in_terminal(passage_id, question, num_threads):
+    with open(PASSAGES, encoding="utf-8") as f:
+        passages = {p["id"]: p for p in json.load(f)}
+    if passage_id not in passages:
+        sys.exit(f"No bundled passage '{passage_id}'. Pick one of: {', '.join(passages)}.")
+    passage = passages[passage_id]
+    question = passage["questions"][0] if question is None else question
+    qa = TfliteQa(num_threads=num_threads)
+    try:
+        result = qa.answer(question, passage["context"])
+    except QaInputError as error:
+        sys.exit(str(error))
+    print(f"Passage: {passage['title']} ({len(result['features'])} window(s) of 384 tokens)")
+    print(f"Question: {question}\n")
+    if not result["nbest"]:
+        print("No answer found in this passage.")
+        return
+    best = result["nbest"][0]
+    print(_highlight(passage["context"], best["start"], best["end"]), "\n")
+    print(f"Answer: {best['text']}  (p={best['probability']:.2f}; "
+          f"{1000 * sum(result['seconds']):.0f} ms on {num_threads or 'default'} thread(s), "
+          "int8 TFLite through ai-edge-litert)")
+    for other in result["nbest"][1:4]:
+        print(f"  also: {other['text']!r} (p={other['probability']:.2f})")
+
+
+def serve(port):
+    node = shutil.which("node")
+    if node is None:
+        sys.exit("The web demo needs Node.js (>= 18): `apt-get install nodejs npm`, then `make demo`.")
+    if not os.path.isdir(os.path.join(WEB, "node_modules", "@litertjs", "core")):
+        sys.exit("apps/web/node_modules is missing: run `make demo` (it runs `npm ci` there).")
+    try:
+        subprocess.run([node, os.path.join(WEB, "server.mjs"), f"--port={port}"], check=True)
+    except KeyboardInterrupt:
+        print("\nStopped.")
+
+
+def main():
+    parser = argparse.ArgumentParser(description="keras_bert's on-device question answering demo.")
+    parser.add_argument("--cli", action="store_true",
+                        help="Answer one bundled question in the terminal instead of serving the app.")
+    parser.add_argument("--passage", default="rhine", help="Bundled passage id (--cli).")
+    parser.add_argument("--question", default=None,
+                        help="Question (--cli); defaults to the passage's first suggested one.")
+    parser.add_argument("--num_threads", type=int, default=2, help="LiteRT threads (--cli).")
+    parser.add_argument("--port", type=int, default=8765, help="Port on 127.0.0.1 (web app).")
+    args = parser.parse_args()
+    if args.cli:
+        answer_in_terminal(args.passage, args.question, args.num_threads)
+    else:
+        serve(args.port)
+
+
+if __name__ == "__main__":
+    main()

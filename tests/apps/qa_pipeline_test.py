@@ -1,0 +1,76 @@
+"""The Python QA pipeline the app ports follow: it reproduces the committed golden fixtures."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from apps.qa_pipeline import QaInputError, TfliteQa, utf16_offset
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FIXTURES = os.path.join(ROOT, "apps", "fixtures")
+
+
+@pytest.fixture(scope="module")
+def qa():
+    return TfliteQa()
+
+
+@pytest.fixture(scope="module")
+def golden():
+    with open(os.path.join(FIXTURES, "qa_golden.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def test_fixtures_are_what_the_pipeline_gives_now(qa, golden):
+    # If this fails after a deliberate change, regenerate: python -m apps.make_fixtures
+    assert len(golden["cases"]) == 27 and sum(c["held_out"] for c in golden["cases"]) == 18
+    for case in golden["cases"]:
+        result = qa.answer(case["question"], case["context"])
+        features = result["features"]
+        assert len(features) == len(case["windows"]), case["id"]
+        for i, window in enumerate(case["windows"]):
+            assert features.tokens[i] == window["tokens"], case["id"]
+            length = len(window["ids"])
+            assert features.token_ids[i, :length].tolist() == window["ids"]
+            assert not features.token_ids[i, length:].any()
+            np.testing.assert_allclose(result["start_logits"][i], window["start_logits"], atol=1e-6)
+            np.testing.assert_allclose(result["end_logits"][i], window["end_logits"], atol=1e-6)
+        assert [e["text"] for e in result["nbest"]] == [e["text"] for e in case["nbest"]]
+        assert [(e["start"], e["end"]) for e in result["nbest"]] == [
+            (e["start"], e["end"]) for e in case["nbest"]]
+
+
+def test_spans_point_at_the_answer_in_the_passage(golden):
+    for case in golden["cases"]:
+        units = case["context"].encode("utf-16-le")
+        for entry in case["nbest"]:
+            text = units[2 * entry["start"] : 2 * entry["end"]].decode("utf-16-le")
+            # The answer text joins passage words with single spaces; the span is the passage's.
+            assert text.split() == entry["text"].split(), (case["id"], text, entry["text"])
+
+
+def test_every_held_out_question_gets_an_answer(golden):
+    # The bundled passages' questions come from SQuAD dev; 13 of the 18 answers equal a gold
+    # answer (make_fixtures prints the count). Guards against fixtures from a broken model.
+    held_out = [c for c in golden["cases"] if c["held_out"]]
+    assert sum(bool(c["answer"]["text"]) for c in held_out) == 18
+
+
+def test_utf16_offsets_count_astral_characters_twice():
+    assert utf16_offset("a\U0001F600b", 2) == 3
+    assert utf16_offset("\u00e9t\u00e9", 3) == 3
+
+
+def test_bad_input_says_what_to_do(qa, tmp_path):
+    with pytest.raises(QaInputError, match="question is empty"):
+        qa.answer("  \t", "Some passage.")
+    with pytest.raises(QaInputError, match="passage is empty"):
+        qa.answer("Who?", " \n ")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        TfliteQa(model_path=str(tmp_path / "missing.tflite"))
+    corrupt = tmp_path / "corrupt.tflite"
+    corrupt.write_bytes(b"not a flatbuffer" * 64)
+    with pytest.raises(ValueError, match="not a valid .tflite"):
+        TfliteQa(model_path=str(corrupt))
