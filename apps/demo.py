@@ -12,8 +12,7 @@ import shutil
 import subprocess
 import sys
 
-from apps.qa_pipeline import APPS, QaInputError, TfliteQa
-
+APPS = os.path.dirname(os.path.abspath(__file__))
 WEB = os.path.join(APPS, "web")
 PASSAGES = os.path.join(WEB, "data", "passages.json")
 
@@ -28,6 +27,9 @@ def _highlight(context, start, end):
 
 
 def answer_in_terminal(passage_id, question, num_threads):
+    # Imported here: it loads TensorFlow (keras_bert), which serving the web app does not need.
+    from apps.qa_pipeline import QaInputError, TfliteQa
+
     with open(PASSAGES, encoding="utf-8") as f:
         passages = {p["id"]: p for p in json.load(f)}
     if passage_id not in passages:
