@@ -27,9 +27,8 @@ def main():
     for threads in (1, 2):
         qa = TfliteQa(num_threads=threads)
         _, features = qa.features(passage["questions"][0], passage["context"])
-        qa.logits(features)  # warm-up (3 runs)
-        qa.logits(features)
-        qa.logits(features)
+        for _ in range(3):  # warm-up
+            qa.logits(features)
         seconds = []
         for _ in range(args.num_runs):
             seconds.extend(qa.logits(features)[2])
