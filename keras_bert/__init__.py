@@ -1,5 +1,6 @@
 """keras_bert: exact BERT for TensorFlow / Keras 3."""
 
+from keras_bert import analysis
 from keras_bert import checkpoints
 from keras_bert import data
 from keras_bert import layers

@@ -35,6 +35,16 @@ flags.DEFINE_integer("dupe_factor", 10, "Times to duplicate the input, with diff
 flags.DEFINE_float("masked_lm_prob", 0.15, "Fraction of maskable tokens selected for prediction.")
 flags.DEFINE_float("mask_token_rate", 0.8, "Of the selected tokens, the fraction set to [MASK].")
 flags.DEFINE_float("random_token_rate", 0.1, "Of the selected tokens, the fraction set to a random token.")
+flags.DEFINE_integer(
+    "max_span_length", 1,
+    "Above 1: span masking (SpanBERT): whole-word spans of geometric length (p=--span_length_p), "
+    "at most this many words.",
+)
+flags.DEFINE_float("span_length_p", 0.2, "Geometric parameter of the span lengths.")
+flags.DEFINE_bool(
+    "shuffle_word_order", False,
+    "Shuffle the words within every sentence before pairing and masking (Sinha et al. 2021).",
+)
 flags.DEFINE_float(
     "short_seq_prob", 0.1, "Probability of a shorter sequence than the maximum length."
 )
@@ -52,6 +62,7 @@ def create_pretraining_data(argv_flags):
     from keras_bert.data.pretraining_instances import create_training_instances
     from keras_bert.data.pretraining_records import shard_paths
     from keras_bert.data.pretraining_records import write_pretraining_records
+    from keras_bert.data.word_order import shuffle_word_order
     from keras_bert.tokenization.bert_tokenizer import BertTokenizer
     from keras_bert.tokenization.vocab import special_token_ids
 
@@ -63,6 +74,8 @@ def create_pretraining_data(argv_flags):
             mask_token_rate=f.mask_token_rate,
             random_token_rate=f.random_token_rate,
             do_whole_word_mask=f.do_whole_word_mask,
+            max_span_length=f.max_span_length,
+            span_length_p=f.span_length_p,
         )
         input_files = expand_input_files(f.input_file)
         outputs = shard_paths(f.output_file, f.num_output_shards)
@@ -88,6 +101,10 @@ def create_pretraining_data(argv_flags):
             f"Note: {one_sentence:,} document(s) have a single sentence; they only give "
             "NotNext pairs or pairs split inside the sentence."
         )
+
+    if f.shuffle_word_order:
+        print("Shuffling the words of every sentence...")
+        documents = shuffle_word_order(documents, vocabulary, random.Random(f.random_seed + 1))
 
     print(f"Creating instances (dupe_factor={f.dupe_factor})...")
     try:

@@ -15,6 +15,7 @@ TF_CONFIG set and --distribution_strategy=multi_worker_mirrored. At the end, --o
 google-research/bert's scripts read.
 """
 
+import dataclasses
 import json
 import os
 
@@ -60,6 +61,26 @@ flags.DEFINE_integer("gradient_accumulation_steps", 1, "Micro-batches per optimi
 flags.DEFINE_bool("dynamic_masking", False, "Draw new masks every batch (RoBERTa) from --vocab_file.")
 flags.DEFINE_string("vocab_file", None, "vocab.txt, needed with --dynamic_masking.")
 flags.DEFINE_integer("random_seed", 0, "Seed for initialization, data order and dynamic masks.")
+flags.DEFINE_enum(
+    "objective", "mlm", ["mlm", "causal_lm", "bidirectional_lm"],
+    "mlm: BERT's masked LM. causal_lm: next-token prediction with causal attention (GPT). "
+    "bidirectional_lm: next-token prediction, unmasked inputs, bidirectional attention that "
+    "hides only the target's own key (it leaks through a second layer: the see-itself problem).",
+)
+flags.DEFINE_float(
+    "masked_lm_prob", 0.15, "With --dynamic_masking: fraction of tokens selected for prediction."
+)
+flags.DEFINE_float(
+    "mask_token_rate", 0.8, "With --dynamic_masking: of the selected tokens, the fraction set to [MASK]."
+)
+flags.DEFINE_float(
+    "random_token_rate", 0.1,
+    "With --dynamic_masking: of the selected tokens, the fraction set to a random token (the "
+    "rest stay unchanged).",
+)
+flags.DEFINE_float(
+    "nsp_loss_weight", 1.0, "Weight of the next-sentence loss (0: train the token objective alone)."
+)
 
 
 def main(argv):
@@ -80,6 +101,7 @@ def main(argv):
     from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
     from keras_bert.data.dynamic_masking import DynamicMasker
     from keras_bert.data.masking import MaskingPolicy
+    from keras_bert.data.next_token_targets import NextTokenTargets
     from keras_bert.data.pretraining_dataset import expand_input_files
     from keras_bert.data.pretraining_dataset import pretraining_dataset
     from keras_bert.data.pretraining_records import check_pretraining_records
@@ -89,6 +111,8 @@ def main(argv):
     from keras_bert.tokenization.vocab import load_vocabulary
     from keras_bert.training.distribute import get_distribution_strategy
     from keras_bert.training.optimizer import create_optimizer
+    from keras_bert.training.pretraining_objective import PRETRAINING_OBJECTIVES
+    from keras_bert.training.pretraining_objective import write_pretraining_objective
     from keras_bert.training.pretraining_trainer import PretrainingTrainer
     from keras_bert.training.pretraining_trainer import is_chief
 
@@ -107,13 +131,30 @@ def main(argv):
                 f"{config.max_position_embeddings} of --bert_config_file."
             )
         masker = None
-        if FLAGS.dynamic_masking:
+        policy = MaskingPolicy(
+            masked_lm_prob=FLAGS.masked_lm_prob,
+            max_predictions_per_seq=FLAGS.max_predictions_per_seq,
+            mask_token_rate=FLAGS.mask_token_rate,
+            random_token_rate=FLAGS.random_token_rate,
+        )
+        masking_flags = ("masked_lm_prob", "mask_token_rate", "random_token_rate")
+        changed = [f"--{name}" for name in masking_flags if FLAGS[name].present]
+        if FLAGS.objective != "mlm":
+            if FLAGS.dynamic_masking or changed:
+                raise ValueError(
+                    f"--objective={FLAGS.objective} predicts every next token of unmasked text; "
+                    f"{', '.join(changed) or '--dynamic_masking'} only applies to --objective=mlm."
+                )
+            masker = NextTokenTargets()
+        elif FLAGS.dynamic_masking:
             if not FLAGS.vocab_file:
                 raise ValueError("--dynamic_masking needs --vocab_file.")
-            masker = DynamicMasker(
-                load_vocabulary(FLAGS.vocab_file),
-                MaskingPolicy(max_predictions_per_seq=FLAGS.max_predictions_per_seq),
-                seed=FLAGS.random_seed,
+            masker = DynamicMasker(load_vocabulary(FLAGS.vocab_file), policy, seed=FLAGS.random_seed)
+        elif changed:
+            raise ValueError(
+                f"{', '.join(changed)} set the masks drawn during training, with "
+                "--dynamic_masking --vocab_file=...; without it the records' stored masks are "
+                "used (set the rates when creating them: create_pretraining_data has the same flags)."
             )
         devices = None
         if FLAGS.num_cpu_devices > 1 and FLAGS.distribution_strategy == "mirrored":
@@ -127,7 +168,11 @@ def main(argv):
     keras.mixed_precision.set_global_policy(FLAGS.mixed_precision)
     keras.utils.set_random_seed(FLAGS.random_seed)
     with strategy.scope():
-        model = BertPretrainer(BertEncoder.from_bert_config(config))
+        model = BertPretrainer(
+            BertEncoder.from_bert_config(
+                config, attention_pattern=PRETRAINING_OBJECTIVES[FLAGS.objective]
+            )
+        )
         try:
             optimizer = create_optimizer(
                 model,
@@ -151,6 +196,7 @@ def main(argv):
             gradient_accumulation_steps=FLAGS.gradient_accumulation_steps,
             save_checkpoints_steps=FLAGS.save_checkpoints_steps,
             steps_per_loop=FLAGS.iterations_per_loop,
+            nsp_loss_weight=FLAGS.nsp_loss_weight,
             jit_compile=FLAGS.jit_compile,
         )
     except ValueError as e:
@@ -167,6 +213,16 @@ def main(argv):
     if chief:
         os.makedirs(FLAGS.output_dir, exist_ok=True)
         config.to_json_file(config_path)
+        write_pretraining_objective(
+            FLAGS.output_dir,
+            FLAGS.objective,
+            **(
+                {"dynamic_masking": FLAGS.dynamic_masking, **dataclasses.asdict(policy)}
+                if FLAGS.objective == "mlm"
+                else {}
+            ),
+            nsp_loss_weight=FLAGS.nsp_loss_weight,
+        )
     if not FLAGS.do_train and not resumed and not FLAGS.init_checkpoint:
         raise app.UsageError(
             f"--do_eval without training needs weights: {FLAGS.output_dir} has no checkpoint and "
@@ -212,6 +268,9 @@ def main(argv):
             return pretraining_dataset(
                 eval_files, batch_size, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq,
                 is_training=False, input_context=context,
+                # A next-token run is scored on next-token targets; masked-LM runs on the
+                # records' stored masks.
+                masker=masker if FLAGS.objective != "mlm" else None,
             )
 
         try:

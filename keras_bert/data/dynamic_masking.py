@@ -18,8 +18,8 @@ class DynamicMasker:
     `MaskingPolicy` semantics as `TokenMasker`: never `[CLS]`/`[SEP]`/`[PAD]`, the count
     stochastically rounded from `n * masked_lm_prob`, at most `max_predictions_per_seq`.
     Randomness is stateless, keyed on `(seed, batch index)`, so a pipeline restarted at the same
-    position draws the same masks. Whole-word masking is only available statically
-    (`create_pretraining_data --do_whole_word_mask`).
+    position draws the same masks. Whole-word and span masking are only available statically
+    (`create_pretraining_data --do_whole_word_mask` / `--max_span_length`).
 
     Args:
         vocabulary: list of str tokens.
@@ -37,10 +37,10 @@ class DynamicMasker:
 
     def __init__(self, vocabulary, policy=None, seed=0):
         self.policy = policy or MaskingPolicy()
-        if self.policy.do_whole_word_mask:
+        if self.policy.do_whole_word_mask or self.policy.max_span_length > 1:
             raise ValueError(
-                "Whole-word masking is static only: create the records with "
-                "--do_whole_word_mask and train without dynamic masking."
+                "Whole-word and span masking are static only: create the records with "
+                "--do_whole_word_mask or --max_span_length and train without dynamic masking."
             )
         index = {token: i for i, token in enumerate(vocabulary)}
         self.mask_id = index["[MASK]"]
@@ -54,7 +54,7 @@ class DynamicMasker:
         seeds = tf.random.experimental.stateless_split(
             tf.stack([tf.cast(self.seed, tf.int64), tf.cast(index, tf.int64)]), num=4
         )
-        tokens = _unmask(inputs["token_ids"], inputs["mask_positions"], labels)  # [B, L]
+        tokens = restore_masked_tokens(inputs["token_ids"], inputs["mask_positions"], labels)  # [B, L]
         batch, length = tf.shape(tokens)[0], tf.shape(tokens)[1]
         num_predictions = policy.max_predictions_per_seq
 
@@ -108,8 +108,9 @@ class DynamicMasker:
         return inputs, labels
 
 
-def _unmask(token_ids, positions, labels):
-    """The original tokens: the stored targets written back at their positions."""
+def restore_masked_tokens(token_ids, positions, labels):
+    """The original tokens `[B, L]` of a masked batch: the stored targets written back at
+    `positions` (`[B, P]`) where `labels["masked_lm_weights"]` is positive."""
     weights = labels["masked_lm_weights"]
     at = tf.where(weights > 0)  # [K, 2] = (row, slot)
     index = tf.stack([tf.cast(at[:, 0], tf.int32), tf.gather_nd(positions, at)], axis=1)

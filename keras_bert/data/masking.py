@@ -33,6 +33,11 @@ class MaskingPolicy:
         do_whole_word_mask: bool. Select whole words: the WordPieces of a word ("##" pieces) are
             selected together or not at all. Replacement is still decided per token, as in
             google-research/bert. Defaults to `False`.
+        max_span_length: int >= 1. Above 1, span masking (SpanBERT, Joshi et al. 2020): runs of
+            consecutive whole words are selected, each run's length in words drawn from a
+            geometric distribution with parameter `span_length_p` and clipped at this value,
+            until the budget is reached. Defaults to 1 (no spans).
+        span_length_p: float in (0, 1]. Defaults to 0.2 (SpanBERT's; mean span 3.8 words at 10).
     """
 
     masked_lm_prob: float = 0.15
@@ -40,8 +45,14 @@ class MaskingPolicy:
     mask_token_rate: float = 0.8
     random_token_rate: float = 0.1
     do_whole_word_mask: bool = False
+    max_span_length: int = 1
+    span_length_p: float = 0.2
 
     def __post_init__(self):
+        if self.max_span_length < 1:
+            raise ValueError(f"max_span_length must be >= 1, got {self.max_span_length}.")
+        if not 0.0 < self.span_length_p <= 1.0:
+            raise ValueError(f"span_length_p must be in (0, 1], got {self.span_length_p}.")
         if not 0.0 < self.masked_lm_prob <= 1.0:
             raise ValueError(f"masked_lm_prob must be in (0, 1], got {self.masked_lm_prob}.")
         if self.max_predictions_per_seq < 1:
@@ -114,11 +125,12 @@ class TokenMasker:
             selected positions in increasing order, and the original ids at those positions.
         """
         policy = self.policy
+        whole_words = policy.do_whole_word_mask or policy.max_span_length > 1
         groups = []  # candidate units: single tokens, or the pieces of one word
         for position, token in enumerate(token_ids):
             if self.unmaskable[token]:
                 continue
-            if policy.do_whole_word_mask and groups and self.is_continuation[token] and (
+            if whole_words and groups and self.is_continuation[token] and (
                 groups[-1][-1] == position - 1
             ):
                 groups[-1].append(position)
@@ -131,7 +143,10 @@ class TokenMasker:
         num_to_predict = math.floor(expected) + (rng.random() < expected - math.floor(expected))
         num_to_predict = min(policy.max_predictions_per_seq, max(1, num_to_predict))
 
-        rng.shuffle(groups)
+        if policy.max_span_length > 1:
+            groups = self._spans(groups, num_to_predict, rng)
+        else:
+            rng.shuffle(groups)
         selected = []
         for group in groups:
             if len(selected) >= num_to_predict:
@@ -153,3 +168,30 @@ class TokenMasker:
                 )
             # else: keep the original token, so the model cannot assume observed tokens are right.
         return masked, selected, [int(token_ids[p]) for p in selected]
+
+    def _spans(self, words, budget, rng):
+        """Runs of consecutive words (no gap, e.g. no [SEP], inside a run) in the order drawn,
+        as SpanBERT: geometric length, random start, until `budget` tokens are covered."""
+        policy = self.policy
+        taken = [False] * len(words)
+        spans, covered = [], 0
+        for _ in range(10 * len(words)):  # bounded: spans that do not fit are drawn again
+            if covered >= budget:
+                break
+            length = 1
+            while length < policy.max_span_length and rng.random() >= policy.span_length_p:
+                length += 1
+            start = rng.randrange(len(words))
+            run = []  # word indices
+            for i in range(start, min(start + length, len(words))):
+                if taken[i] or (run and words[i][0] != words[run[-1]][-1] + 1):
+                    break
+                run.append(i)
+            span = [position for i in run for position in words[i]]
+            if not span or covered + len(span) > budget:  # would overshoot: draw again
+                continue
+            for i in run:
+                taken[i] = True
+            spans.append(span)
+            covered += len(span)
+        return spans

@@ -1,5 +1,7 @@
 """keras_bert.layers: the building blocks of the encoder and its heads."""
 
+from keras_bert.layers.attention_mask import ATTENTION_PATTERNS
+from keras_bert.layers.attention_mask import attention_mask
 from keras_bert.layers.bert_embeddings import BertEmbeddings
 from keras_bert.layers.classification_head import ClassificationHead
 from keras_bert.layers.masked_lm_head import MaskedLMHead

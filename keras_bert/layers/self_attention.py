@@ -1,4 +1,4 @@
-"""`SelfAttention`: BERT's multi-head scaled dot-product self-attention with a padding mask."""
+"""`SelfAttention`: BERT's multi-head scaled dot-product self-attention with padding/attention masks."""
 
 import math
 
@@ -30,6 +30,9 @@ class SelfAttention(keras.layers.Layer):
     Call arguments:
         x: float tensor `[batch, seq, hidden]`.
         padding_mask: bool or int tensor `[batch, seq]`, true/1 for real tokens. Optional.
+        attention_mask: bool or int tensor `[batch, seq, seq]`, true/1 where query `i` may
+            attend to key `j` (e.g. `keras_bert.layers.attention_mask(padding_mask, "causal")`).
+            Optional; combined with `padding_mask` when both are given.
         training: bool, enables dropout.
 
     Returns:
@@ -81,7 +84,7 @@ class SelfAttention(keras.layers.Layer):
         x = ops.reshape(x, (batch, seq, self.num_attention_heads, self.head_size))  # [B, S, N, D]
         return ops.transpose(x, (0, 2, 1, 3))  # [B, N, S, D]
 
-    def call(self, x, padding_mask=None, training=None):
+    def call(self, x, padding_mask=None, attention_mask=None, training=None):
         # Shape legend: B = batch, S = sequence (queries and keys), H = hidden size,
         # N = number of heads, D = head size (H / N).
         query = self._split_heads(self.query_dense(x))  # [B, N, S, D]
@@ -90,9 +93,14 @@ class SelfAttention(keras.layers.Layer):
 
         scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2)))  # [B, N, S, S]
         scores = scores * ops.cast(1.0 / math.sqrt(self.head_size), scores.dtype)
+        keep = None  # 1 where a query may attend a key, broadcast over heads
         if padding_mask is not None:
-            # Real keys add 0, padded keys add MASK_ADDEND; broadcast over heads and queries.
             keep = ops.cast(padding_mask, scores.dtype)[:, None, None, :]  # [B, 1, 1, S]
+        if attention_mask is not None:
+            allowed = ops.cast(attention_mask, scores.dtype)[:, None, :, :]  # [B, 1, S, S]
+            keep = allowed if keep is None else keep * allowed
+        if keep is not None:
+            # Allowed keys add 0, the others MASK_ADDEND.
             scores = scores + (1.0 - keep) * ops.cast(MASK_ADDEND, scores.dtype)
 
         # Softmax in float32 even under mixed precision: float16 exponentials overflow.
@@ -107,7 +115,7 @@ class SelfAttention(keras.layers.Layer):
             context, (batch, seq, self.num_attention_heads * self.head_size)
         )  # [B, S, H]
 
-    def compute_output_shape(self, x_shape, padding_mask_shape=None):
+    def compute_output_shape(self, x_shape, padding_mask_shape=None, attention_mask_shape=None):
         return tuple(x_shape)
 
     def get_config(self):

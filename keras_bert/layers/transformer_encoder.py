@@ -26,6 +26,8 @@ class TransformerEncoder(keras.layers.Layer):
     Call arguments:
         x: float tensor `[batch, seq, hidden]`.
         padding_mask: bool or int tensor `[batch, seq]`, true/1 for real tokens. Optional.
+        attention_mask: bool or int tensor `[batch, seq, seq]`, true/1 where query `i` may
+            attend to key `j`. Optional (see `SelfAttention`).
         training: bool, enables dropout.
 
     Returns:
@@ -95,9 +97,11 @@ class TransformerEncoder(keras.layers.Layer):
         )
         self.built = True
 
-    def call(self, x, padding_mask=None, training=None):
+    def call(self, x, padding_mask=None, attention_mask=None, training=None):
         # B = batch, S = sequence, H = hidden size, I = intermediate size.
-        attended = self.attention(x, padding_mask=padding_mask, training=training)  # [B, S, H]
+        attended = self.attention(
+            x, padding_mask=padding_mask, attention_mask=attention_mask, training=training
+        )  # [B, S, H]
         attended = self.attention_output_dense(attended)  # [B, S, H]
         attended = self.dropout_layer(attended, training=training)
         x = self.attention_layer_norm(x + attended)  # [B, S, H]
@@ -107,7 +111,7 @@ class TransformerEncoder(keras.layers.Layer):
         hidden = self.dropout_layer(hidden, training=training)
         return self.output_layer_norm(x + hidden)  # [B, S, H]
 
-    def compute_output_shape(self, x_shape, padding_mask_shape=None):
+    def compute_output_shape(self, x_shape, padding_mask_shape=None, attention_mask_shape=None):
         return tuple(x_shape)
 
     def get_config(self):

@@ -3,6 +3,8 @@
 import keras
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.layers.attention_mask import ATTENTION_PATTERNS
+from keras_bert.layers.attention_mask import attention_mask
 from keras_bert.layers.bert_embeddings import BertEmbeddings
 from keras_bert.layers.pooler import Pooler
 from keras_bert.layers.transformer_encoder import TransformerEncoder
@@ -31,6 +33,11 @@ class BertEncoder(keras.Model):
         vocab_size, hidden_size, num_hidden_layers, num_attention_heads, intermediate_size,
         hidden_act, hidden_dropout_prob, attention_probs_dropout_prob, max_position_embeddings,
         type_vocab_size, initializer_range: as in `BertConfig`.
+        attention_pattern: which keys each position attends to, one of
+            `keras_bert.layers.ATTENTION_PATTERNS`: `"bidirectional"` (BERT, the default),
+            `"causal"` (a left-to-right language model) or `"hide_next"` (all but the next
+            token; the see-itself demonstration). Not a `bert_config.json` key: the weights are
+            the same for every pattern, so a checkpoint can be loaded with any of them.
         dtype: Keras dtype policy, e.g. `"mixed_bfloat16"`. Defaults to the global policy.
 
     Inputs: a dict of int32 tensors `[batch, seq]`:
@@ -69,6 +76,7 @@ class BertEncoder(keras.Model):
         max_position_embeddings=512,
         type_vocab_size=2,
         initializer_range=0.02,
+        attention_pattern="bidirectional",
         dtype=None,
         **kwargs,
     ):
@@ -86,6 +94,10 @@ class BertEncoder(keras.Model):
             type_vocab_size=type_vocab_size,
             initializer_range=initializer_range,
         )
+        if attention_pattern not in ATTENTION_PATTERNS:
+            raise ValueError(
+                f"attention_pattern={attention_pattern!r} is not one of {ATTENTION_PATTERNS}."
+            )
 
         # === Layers ===
         self.embeddings = BertEmbeddings(
@@ -116,9 +128,13 @@ class BertEncoder(keras.Model):
         # === Functional Model ===
         inputs = encoder_inputs()
         x = self.embeddings(inputs["token_ids"], inputs["segment_ids"])  # [B, S, H]
+        masks = {"padding_mask": inputs["padding_mask"]}
+        if attention_pattern != "bidirectional":
+            # [B, S, S]; it already excludes padded keys.
+            masks = {"attention_mask": attention_mask(inputs["padding_mask"], attention_pattern)}
         encoder_outputs = []
         for transformer_layer in self.transformer_layers:
-            x = transformer_layer(x, padding_mask=inputs["padding_mask"])  # [B, S, H]
+            x = transformer_layer(x, **masks)  # [B, S, H]
             encoder_outputs.append(x)
         outputs = {
             "sequence_output": x,
@@ -131,6 +147,7 @@ class BertEncoder(keras.Model):
         self.bert_config = config
         for key, value in config.to_dict().items():
             setattr(self, key, value)
+        self.attention_pattern = attention_pattern
 
     @property
     def token_embedding(self):
@@ -146,6 +163,7 @@ class BertEncoder(keras.Model):
         # Only the constructor arguments: a functional subclass must not return the layer graph.
         return {
             **self.bert_config.to_dict(),
+            "attention_pattern": self.attention_pattern,
             "name": self.name,
             "trainable": self.trainable,
             "dtype": keras.dtype_policies.serialize(self.dtype_policy),

@@ -51,6 +51,8 @@ class PretrainingTrainer:
         save_checkpoints_steps: int. Defaults to 1000.
         steps_per_loop: int, steps per compiled loop call (between logs). Defaults to 10.
         clip_norm: float, global-norm clipping. Defaults to 1.0.
+        nsp_loss_weight: float, the next-sentence loss's weight in the training loss (0 trains
+            the token objective alone, as RoBERTa and every language model do). Defaults to 1.0.
         jit_compile: bool, XLA-compile the forward and backward pass. Defaults to `False`.
         max_checkpoints_to_keep: int. Defaults to 5.
         verbose: bool, show a progress bar (chief only). Defaults to `True`.
@@ -67,6 +69,7 @@ class PretrainingTrainer:
         save_checkpoints_steps=1000,
         steps_per_loop=10,
         clip_norm=1.0,
+        nsp_loss_weight=1.0,
         jit_compile=False,
         max_checkpoints_to_keep=5,
         verbose=True,
@@ -88,6 +91,7 @@ class PretrainingTrainer:
         self.save_checkpoints_steps = save_checkpoints_steps
         self.steps_per_loop = steps_per_loop
         self.clip_norm = clip_norm
+        self.nsp_loss_weight = float(nsp_loss_weight)
         self.verbose = verbose
         self.chief = is_chief(strategy)
         self.per_replica_batch_size = per_replica_batch_size(
@@ -128,10 +132,17 @@ class PretrainingTrainer:
             outputs = self.model(inputs, training=True)
             sums = pretraining_sums(outputs, labels, inputs["padding_mask"])
             # This replica's share of the global mean loss.
-            loss = sums.mlm_loss / mlm_denominator + sums.nsp_loss / nsp_denominator
+            loss = sums.mlm_loss / mlm_denominator
+            if self.nsp_loss_weight:
+                loss += self.nsp_loss_weight * sums.nsp_loss / nsp_denominator
             scaled = self.optimizer.scale_loss(loss)
         gradients = tape.gradient(scaled, variables)
-        return [tf.convert_to_tensor(g) for g in gradients], tf.stack(list(sums))
+        # Zeros, not None, for weights the loss does not reach (the NSP head at weight 0).
+        gradients = [
+            tf.zeros_like(v.value) if g is None else tf.convert_to_tensor(g)
+            for g, v in zip(gradients, variables)
+        ]
+        return gradients, tf.stack(list(sums))
 
     def _replica_step(self, inputs, labels):
         # inputs/labels carry a leading accumulation axis A: [A, b, ...].
@@ -252,6 +263,8 @@ class PretrainingTrainer:
             else tf.summary.create_noop_writer()
         )
         log_path = os.path.join(self.output_dir, "train_log.jsonl")
+        if self.chief:
+            _truncate_log(log_path, step)
         shown = ("loss", "mlm_accuracy", "nsp_accuracy", "tokens_per_s", "lr")
         bar = keras.utils.Progbar(
             num_train_steps,
@@ -283,3 +296,15 @@ class PretrainingTrainer:
                 self.save()
         writer.flush()
         return metrics
+
+
+def _truncate_log(log_path, step):
+    """Drops log lines past `step`: a run killed between checkpoints repeats those steps."""
+    if not os.path.exists(log_path):
+        return
+    with open(log_path) as f:
+        lines = [line for line in f if line.strip()]
+    kept = [line for line in lines if json.loads(line)["step"] <= step]
+    if len(kept) != len(lines):
+        with open(log_path, "w") as f:
+            f.writelines(kept)

@@ -38,8 +38,9 @@ def dense(w, scope, x):
     return x @ w[f"{scope}/kernel"] + w[f"{scope}/bias"]
 
 
-def attention(w, scope, x, padding_mask, heads):
-    """Multi-head self-attention context [B,S,H] from `{scope}/{query,key,value}` weights."""
+def attention(w, scope, x, padding_mask, heads, attention_mask=None):
+    """Multi-head self-attention context [B,S,H] from `{scope}/{query,key,value}` weights;
+    `attention_mask` [B,S,S] (1 where query i may attend key j) further limits the keys."""
     batch, seq, hidden = x.shape
     size = hidden // heads
 
@@ -49,7 +50,10 @@ def attention(w, scope, x, padding_mask, heads):
     q = split(dense(w, f"{scope}/query", x))
     k = split(dense(w, f"{scope}/key", x))
     v = split(dense(w, f"{scope}/value", x))
-    additive = (1.0 - padding_mask[:, None, None, :].astype(x.dtype)) * -10000.0
+    keep = padding_mask[:, None, None, :].astype(x.dtype)
+    if attention_mask is not None:
+        keep = keep * attention_mask[:, None, :, :].astype(x.dtype)
+    additive = (1.0 - keep) * -10000.0
     probs = softmax(q @ k.transpose(0, 1, 3, 2) / math.sqrt(size) + additive)
     return (probs @ v).transpose(0, 2, 1, 3).reshape(batch, seq, hidden)
 

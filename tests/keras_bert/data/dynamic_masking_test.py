@@ -3,6 +3,7 @@
 import collections
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from keras_bert.data.dynamic_masking import DynamicMasker
@@ -67,3 +68,37 @@ def test_masks_are_new_per_batch_index_and_reproducible():
     other = masker(tf.constant(1, tf.int64), inputs, labels)[0]["mask_positions"].numpy()
     np.testing.assert_array_equal(first, again)
     assert (first != other).any()
+
+
+@pytest.mark.parametrize("mask_token_rate, random_token_rate", [(1.0, 0.0), (0.8, 0.0), (0.8, 0.2)])
+def test_configured_splits(mask_token_rate, random_token_rate):
+    policy = MaskingPolicy(0.3, max_predictions_per_seq=16, mask_token_rate=mask_token_rate,
+                           random_token_rate=random_token_rate)
+    masker = DynamicMasker(VOCAB, policy, seed=1)
+    counts = collections.Counter()
+    for step in range(40):
+        tokens, inputs, labels = batch(seed=100 + step)
+        out_inputs, out_labels = masker(tf.constant(step, tf.int64), inputs, labels)
+        masked = out_inputs["token_ids"].numpy()
+        positions = out_inputs["mask_positions"].numpy()
+        weights = out_labels["masked_lm_weights"].numpy()
+        mask = inputs["padding_mask"].numpy()
+        for row in range(len(tokens)):
+            chosen = positions[row][weights[row] > 0]
+            counts["candidates"] += int(np.sum((mask[row] > 0) & ~np.isin(tokens[row], [2, 3])))
+            counts["selected"] += len(chosen)
+            for p in chosen:
+                counts["mask" if masked[row, p] == 4 else "same" if masked[row, p] == tokens[row, p] else "random"] += 1
+    assert counts["selected"] > 8_000
+    assert abs(counts["selected"] / counts["candidates"] - 0.3) < 0.01
+    same_rate = 1.0 - mask_token_rate - random_token_rate
+    # A random replacement can draw the token itself (1 in 94 here); it then counts as "same".
+    for kind, rate in (("mask", mask_token_rate), ("random", random_token_rate), ("same", same_rate)):
+        assert abs(counts[kind] / counts["selected"] - rate) < 0.02, (kind, counts)
+        if rate == 0.0:
+            assert counts[kind] == 0, (kind, counts)
+
+
+def test_span_masking_is_static_only():
+    with pytest.raises(ValueError, match="static only"):
+        DynamicMasker(VOCAB, MaskingPolicy(max_span_length=5))

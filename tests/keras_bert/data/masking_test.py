@@ -120,3 +120,72 @@ def test_whole_word_masking_never_splits_a_word(real_sequences):
             assert set(range(start, end)) <= chosen, (tokens[start:end], positions)
             multi_piece_words += end - start > 1
     assert multi_piece_words > 100  # the check above was exercised
+
+
+def count_replacements(masker, sequences, rng):
+    """Selected / candidate tokens and the replacement kinds of the selected ones."""
+    special = {masker.mask_id} | {i for i, s in enumerate(masker.unmaskable) if s}
+    counts = collections.Counter()
+    for tokens in sequences:
+        masked, positions, labels = masker(tokens, rng)
+        assert labels == [tokens[p] for p in positions]
+        counts["candidates"] += sum(not masker.unmaskable[t] for t in tokens)
+        counts["selected"] += len(positions)
+        for p in positions:
+            kind = "mask" if masked[p] == masker.mask_id else "same" if masked[p] == tokens[p] else "random"
+            assert kind != "random" or masked[p] not in special
+            counts[kind] += 1
+    return counts
+
+
+@pytest.mark.parametrize(
+    "masked_lm_prob, mask_token_rate, random_token_rate",
+    [(0.15, 1.0, 0.0), (0.15, 0.8, 0.0), (0.15, 0.8, 0.2), (0.3, 0.5, 0.25)],
+)
+def test_configured_splits_on_real_text(real_sequences, masked_lm_prob, mask_token_rate, random_token_rate):
+    vocab, sequences = real_sequences
+    policy = MaskingPolicy(masked_lm_prob, max_predictions_per_seq=60,
+                           mask_token_rate=mask_token_rate, random_token_rate=random_token_rate)
+    counts = count_replacements(TokenMasker(vocab, policy), sequences[::2], random.Random(11))
+    assert counts["selected"] >= 30_000
+    # 4+ standard deviations of a proportion over 30,000 draws.
+    assert abs(counts["selected"] / counts["candidates"] - masked_lm_prob) <= 0.005
+    same_rate = 1.0 - mask_token_rate - random_token_rate
+    for kind, rate in (("mask", mask_token_rate), ("random", random_token_rate), ("same", same_rate)):
+        assert abs(counts[kind] / counts["selected"] - rate) <= 0.012, (kind, counts)
+        if rate == 0.0:
+            assert counts[kind] == 0, (kind, counts)
+
+
+def test_span_masking_selects_runs_of_whole_words(real_sequences):
+    vocab, sequences = real_sequences
+    is_piece = np.array([t.startswith("##") for t in vocab])
+    sep = vocab.index("[SEP]")
+    policy = MaskingPolicy(max_predictions_per_seq=20, max_span_length=10)
+    masker = TokenMasker(vocab, policy)
+    rng = random.Random(5)
+    selected = candidates = runs = 0
+    for tokens in sequences[::4]:
+        _, positions, _ = masker(tokens, rng)
+        chosen = set(positions)
+        assert len(positions) <= 20
+        for p in positions:
+            assert tokens[p] != sep
+            # A word's pieces go together: a "##" piece's predecessor is chosen too (unless the
+            # sequence was cut inside the word, right after [CLS] or [SEP]).
+            if is_piece[tokens[p]] and not masker.unmaskable[tokens[p - 1]]:
+                assert p - 1 in chosen
+        runs += sum(1 for p in positions if p - 1 not in chosen)
+        selected += len(positions)
+        candidates += sum(not masker.unmaskable[t] for t in tokens)
+    # Spans fill the same 15 % budget (a few are dropped when no span fits it exactly) ...
+    assert 0.13 <= selected / candidates <= 0.152
+    # ... in runs far longer than token masking's (SpanBERT's clipped geometric: 3.8 words).
+    assert selected / runs > 2.5, selected / runs
+
+
+def test_span_policy_is_validated():
+    with pytest.raises(ValueError, match="max_span_length must be >= 1"):
+        MaskingPolicy(max_span_length=0)
+    with pytest.raises(ValueError, match="span_length_p must be in"):
+        MaskingPolicy(span_length_p=0.0)

@@ -7,13 +7,14 @@ from tests.reference import numpy_bert
 from tests.test_case import TestCase
 
 
-def numpy_attention(layer, x, padding_mask):
+def numpy_attention(layer, x, padding_mask, attention_mask=None):
     weights = {}
     for name, dense in (("query", layer.query_dense), ("key", layer.key_dense), ("value", layer.value_dense)):
         weights[f"self/{name}/kernel"] = dense.kernel.numpy()
         weights[f"self/{name}/bias"] = dense.bias.numpy()
     return numpy_bert.attention(
-        numpy_bert.as_float64(weights), "self", x, padding_mask, layer.num_attention_heads
+        numpy_bert.as_float64(weights), "self", x, padding_mask, layer.num_attention_heads,
+        attention_mask=attention_mask,
     )
 
 
@@ -55,3 +56,16 @@ class SelfAttentionTest(TestCase):
     def test_rejects_width_not_divisible_by_heads(self):
         with self.assertRaisesRegex(ValueError, "not a multiple of num_attention_heads=3"):
             SelfAttention(num_attention_heads=3)(np.ones((1, 2, 8), "float32"))
+
+    def test_attention_mask_matches_numpy(self):
+        layer = SelfAttention(num_attention_heads=2, dropout=0.0)
+        rng = np.random.default_rng(3)
+        x = rng.normal(size=(2, 6, 8)).astype("float32")
+        padding_mask = (np.arange(6)[None] < np.array([[6], [4]])).astype("int32")
+        allowed = (rng.random((2, 6, 6)) < 0.6) | np.eye(6, dtype=bool)[None]
+        layer(x)
+        for w in layer.weights:
+            w.assign(rng.normal(size=w.shape).astype("float32"))
+        got = layer(x, padding_mask=padding_mask, attention_mask=allowed.astype("int32"))
+        expected = numpy_attention(layer, x.astype("float64"), padding_mask, allowed)
+        self.assertAllClose(got, expected, atol=1e-5)

@@ -116,3 +116,46 @@ class BertEncoderTest(TestCase):
         b = mixed.predict(tiny_inputs(), verbose=0)["pooled_output"]
         self.assertEqual(keras.backend.standardize_dtype(mixed.embeddings.compute_dtype), "bfloat16")
         self.assertAllClose(b.astype("float32"), a, atol=0.1)
+
+
+class AttentionPatternTest(TestCase):
+    """`attention_pattern`: what each output position can and cannot depend on."""
+
+    def changed_positions(self, pattern, changed_at, num_hidden_layers=2):
+        """Per position, whether its last-layer output moves when token `changed_at` changes."""
+        encoder = BertEncoder(
+            **{**TINY, "num_hidden_layers": num_hidden_layers}, attention_pattern=pattern
+        )
+        randomize_weights(encoder)
+        inputs = tiny_inputs(seed=5, lengths=(7, 7, 7))
+        other = dict(inputs, token_ids=inputs["token_ids"].copy())
+        other["token_ids"][:, changed_at] = (other["token_ids"][:, changed_at] % 22) + 1
+        a = np.asarray(encoder(inputs)["sequence_output"])
+        b = np.asarray(encoder(other)["sequence_output"])
+        return np.abs(a - b).max(axis=(0, 2)) > 1e-6  # [S]
+
+    @pytest.mark.backend_portable
+    def test_causal_blocks_every_future_position(self):
+        for changed_at in range(1, 7):
+            moved = self.changed_positions("causal", changed_at)
+            self.assertFalse(moved[:changed_at].any(), msg=f"token {changed_at} reached earlier outputs")
+            self.assertTrue(moved[changed_at:].all(), msg=f"token {changed_at}")
+
+    @pytest.mark.backend_portable
+    def test_hide_next_leaks_through_a_second_layer_only(self):
+        # Position 2 cannot attend to token 3 directly ...
+        self.assertFalse(self.changed_positions("hide_next", 3, num_hidden_layers=1)[2])
+        # ... but with two layers token 3 reaches it through positions that did attend to it.
+        self.assertTrue(self.changed_positions("hide_next", 3, num_hidden_layers=2)[2])
+
+    def test_bidirectional_is_the_default_and_sees_everything(self):
+        self.assertEqual(BertEncoder(**TINY).attention_pattern, "bidirectional")
+        self.assertTrue(self.changed_positions("bidirectional", 6).all())
+
+    def test_pattern_survives_get_config(self):
+        encoder = BertEncoder(**TINY, attention_pattern="causal")
+        self.assertEqual(BertEncoder.from_config(encoder.get_config()).attention_pattern, "causal")
+
+    def test_rejects_unknown_pattern(self):
+        with self.assertRaisesRegex(ValueError, "attention_pattern='left' is not one of"):
+            BertEncoder(**TINY, attention_pattern="left")

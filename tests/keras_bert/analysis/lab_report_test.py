@@ -1,0 +1,102 @@
+"""The masking lab's verdicts and report, on synthetic results whose answers are known."""
+
+from keras_bert.analysis import lab_report
+from keras_bert.analysis.lab_experiments import EXPERIMENTS
+from keras_bert.analysis.lab_experiments import VARIANTS
+from keras_bert.analysis.lab_experiments import experiment_variants
+
+
+def entry(sst2, cola, probe, objective="mlm", behaviour=None):
+    analysis = {
+        "token_probe_accuracy": probe,
+        "cka_to_input": [1.0] + [0.9 - 0.1 * i for i in range(len(probe) - 1)],
+        "cka_to_previous": [None] + [0.95] * (len(probe) - 1),
+        **(behaviour or {}),
+    }
+    log = [{"step": s, "mlm_loss": 7.0 - s / 300, "mlm_accuracy": s / 3000} for s in (20, 300, 600)]
+    return {"pretraining": log, "analysis": analysis, "sst-2": {"accuracy": sst2}, "cola": {"mcc": cola},
+            "objective": objective}
+
+
+def results(mlm_sst2=(0.80, 0.81), causal_sst2=(0.70, 0.71)):
+    mlm_probe = [1.0, 0.7, 0.6, 0.65, 0.8]  # loses, then regains
+    lm_probe = [1.0, 0.9, 0.8, 0.7, 0.6]  # drifts away monotonically
+    out = {}
+    for seed in (0, 1):
+        def add(name, sst2, probe, behaviour, cola=0.1):
+            out.setdefault(name, {})[seed] = entry(sst2, cola, probe, behaviour=behaviour)
+        mlm_behaviour = {"masked_token_accuracy": 0.3, "observed_token_accuracy": 0.9}
+        add("random_init", 0.75, [1.0] * 5, {"masked_token_accuracy": 0.0, "observed_token_accuracy": 0.0})
+        add("mlm", mlm_sst2[seed], mlm_probe, mlm_behaviour, cola=0.2)
+        add("causal_lm", causal_sst2[seed], lm_probe, {"next_token_accuracy": 0.25}, cola=0.1)
+        add("mask_100", 0.79, [1.0, 0.6, 0.5, 0.45, 0.4], {"masked_token_accuracy": 0.3, "observed_token_accuracy": 0.2})
+        add("mask80_same20", 0.80, mlm_probe, {"masked_token_accuracy": 0.3, "observed_token_accuracy": 0.99})
+        add("mask80_random20", 0.80, mlm_probe, {"masked_token_accuracy": 0.3, "observed_token_accuracy": 0.5})
+        add("mlm_shuffled", mlm_sst2[seed] - 0.003, mlm_probe, mlm_behaviour, cola=0.2)
+        add("see_itself", 0.7, lm_probe, {"next_token_accuracy": 0.97})
+        add("see_itself_1layer", 0.7, lm_probe[:2], {"next_token_accuracy": 0.24})
+    return out
+
+
+def test_every_claim_reproduced_when_the_numbers_say_so():
+    data = results()
+    for name, verdict in lab_report.VERDICTS.items():
+        head, lines = verdict(data, ["sst-2", "cola"])
+        assert head.startswith("**Reproduced"), (name, head, lines)
+    _, lines = lab_report.verdict_objectives(data, ["sst-2"])
+    assert "loses and then regains" in lines[-1] and "monotonically non-increasing" in lines[-1]
+
+
+def test_contradiction_and_spread_are_reported_as_such():
+    # Causal LM better beyond the spread: a contradiction, said so.
+    head, _ = lab_report.verdict_objectives(results(mlm_sst2=(0.70, 0.71), causal_sst2=(0.80, 0.81)), ["sst-2"])
+    assert head.startswith("**Contradicted at this scale**")
+    # A 0.05 gap inside a 0.2 seed range: no difference.
+    head, lines = lab_report.verdict_objectives(results(mlm_sst2=(0.70, 0.90), causal_sst2=(0.75, 0.80)), ["sst-2"])
+    assert head.startswith("**Not reproduced at this scale**")
+    assert "largest range across 2 seed(s) 0.200" in lines[0]
+    # Missing measurements are not a verdict.
+    head, _ = lab_report.verdict_see_itself({}, [])
+    assert head == "**Not measured yet.**"
+
+
+def test_compare_golden():
+    assert lab_report.compare([0.8, 0.82], [0.7, 0.71], "a", "b", "x")[0] == 1
+    assert lab_report.compare([0.7, 0.71], [0.8, 0.82], "a", "b", "x")[0] == -1
+    assert lab_report.compare([0.8, 0.805], [0.8, 0.801], "a", "b", "x")[0] == 0  # under MARGIN
+    assert lab_report.compare([], [0.8], "a", "b", "x")[0] is None
+
+
+def test_write_report_has_tables_verdicts_and_plots(tmp_path):
+    settings = {
+        "config": {"num_hidden_layers": 4, "hidden_size": 256, "num_attention_heads": 4,
+                   "intermediate_size": 1024, "vocab_size": 8000},
+        "train_files": ["a.txt.gz"], "analysis_files": ["b.txt.gz"],
+        "flags": {"num_train_steps": 600, "train_batch_size": 32, "max_seq_length": 64,
+                  "learning_rate": 1e-3, "vocab_size": 8192, "tasks": ["sst-2", "cola"],
+                  "seeds": ["0", "1"], "finetune_examples": 3000, "finetune_epochs": 2.0,
+                  "finetune_learning_rate": 2e-4, "analysis_sentences": 600},
+    }
+    path = tmp_path / "lab.md"
+    lab_report.write_report(str(path), results(), sorted(EXPERIMENTS), [0, 1], settings, "python -m lab")
+    text = path.read_text()
+    for name in EXPERIMENTS:
+        assert f"## Experiment `{name}`" in text
+        for image in (f"layers_{name}.png", f"pretraining_{name}.png"):
+            png = tmp_path / "images" / "masking_lab" / image
+            assert png.read_bytes()[:4] == b"\x89PNG"
+            assert f"images/masking_lab/{image}" in text
+    assert "| MLM 80/10/10 | 2 |" in text and "0.805 [0.800, 0.810]" in text
+    assert text.count("What testing it at full scale needs:") == len(EXPERIMENTS)
+
+
+def test_experiment_variants():
+    names = [v.name for v in experiment_variants(["see_itself"])]
+    assert names == ["random_init", "causal_lm", "see_itself", "see_itself_1layer"]
+    assert len(experiment_variants(sorted(EXPERIMENTS))) == len(VARIANTS)
+    try:
+        experiment_variants(["nope"])
+    except ValueError as e:
+        assert "Unknown experiment(s) ['nope']" in str(e)
+    else:
+        raise AssertionError("expected a ValueError")
