@@ -49,6 +49,9 @@ def plot_layers(results, variants, png, title, show_seeds=True):
             axis.set_xlabel("layer (0 = embeddings)")
             axis.set_xticks(layers)
             axis.grid(alpha=0.3)
+    # A zoomed axis would make a 0.3 % difference look like a collapse.
+    low = min([line.get_ydata().min() for line in axes[0].get_lines()] or [1.0])
+    axes[0].set_ylim(min(0.8, low - 0.02), 1.005)
     _finish(plt, figure, axes[0], title, png)
 
 

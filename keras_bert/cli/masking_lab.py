@@ -96,13 +96,14 @@ class Lab:
     # === 1. data ===
     def data(self):
         files = sorted(glob.glob(FLAGS.corpus)) if "," not in FLAGS.corpus else FLAGS.corpus.split(",")
-        if len(files) < 3 * FLAGS.train_files and len(files) < FLAGS.train_files + FLAGS.analysis_files:
-            raise app.UsageError(
-                f"--corpus has {len(files)} files; --train_files={FLAGS.train_files} plus "
-                f"--analysis_files={FLAGS.analysis_files} are needed."
-            )
-        train = files[0::3][: FLAGS.train_files]
+        train = files[0::3][: FLAGS.train_files]  # every third file, so authors and eras mix
         held_out = [f for f in files if f not in train][: FLAGS.analysis_files]
+        if len(train) < FLAGS.train_files or len(held_out) < FLAGS.analysis_files:
+            raise app.UsageError(
+                f"--corpus={FLAGS.corpus} matches {len(files)} file(s): every third one gives "
+                f"{len(train)} of --train_files={FLAGS.train_files} and {len(held_out)} remain for "
+                f"--analysis_files={FLAGS.analysis_files}. Lower them or point --corpus at more files."
+            )
         corpus = os.path.join(self.dir, "corpus.txt")
         analysis = os.path.join(self.dir, "analysis.txt")
         for out, inputs in ((corpus, train), (analysis, held_out)):
@@ -248,6 +249,20 @@ class Lab:
         save_json(results, path)
 
     # === 5. report ===
+    def commands(self, variant, seed):
+        """The commands that made this variant and seed (the first line of each step's log)."""
+        names = [f"pretrain_{variant.name}_seed{seed}"] + [
+            f"finetune_{variant.name}_seed{seed}_{task}" for task in FLAGS.tasks
+        ]
+        found = []
+        for name in names:
+            path = os.path.join(self.dir, name + ".log")
+            if os.path.exists(path):
+                with open(path) as f:
+                    first = f.readline().strip()
+                found.append("python " + first[2:].replace(ROOT + os.sep, ""))
+        return found
+
     def collect(self):
         """`{variant: {seed: {"pretraining": ..., "analysis": ..., "<task>": ...}}}` of what exists."""
         results = {}
@@ -261,6 +276,7 @@ class Lab:
                 if os.path.exists(self.analysis_path(variant, seed)):
                     with open(self.analysis_path(variant, seed)) as f:
                         entry["analysis"] = json.load(f)
+                entry["commands"] = self.commands(variant, seed)
                 for task in FLAGS.tasks:
                     path = os.path.join(self.finetune_dir(variant, seed, task), "eval_results.json")
                     if os.path.exists(path):

@@ -44,7 +44,8 @@ def test_every_claim_reproduced_when_the_numbers_say_so():
         head, lines = verdict(data, ["sst-2", "cola"])
         assert head.startswith("**Reproduced"), (name, head, lines)
     _, lines = lab_report.verdict_objectives(data, ["sst-2"])
-    assert "loses and then regains" in lines[-1] and "monotonically non-increasing" in lines[-1]
+    probe_line = next(line for line in lines if line.startswith("Token-identity probe"))
+    assert "MLM moves away from the input and back" in probe_line and "monotonically non-increasing" in probe_line
 
 
 def test_contradiction_and_spread_are_reported_as_such():
@@ -58,6 +59,11 @@ def test_contradiction_and_spread_are_reported_as_such():
     # Missing measurements are not a verdict.
     head, _ = lab_report.verdict_see_itself({}, [])
     assert head == "**Not measured yet.**"
+
+
+def test_one_seed_gives_no_verdict():
+    sign, text = lab_report.compare([0.9], [0.5], "a", "b", "x")
+    assert sign == 0 and "one seed only, so no verdict" in text
 
 
 def test_compare_golden():
