@@ -182,16 +182,28 @@ def verdict_see_itself(results, tasks):
         f"Held-out next-token accuracy: bidirectional LM, 4 layers {_fmt(deep)}; 1 layer "
         f"{_fmt(shallow)}; causal LM {_fmt(causal)}.",
     ]
-    trivial = np.mean(deep) > 0.8 and np.mean(deep) > np.mean(causal) + 0.3
-    blocked = np.mean(shallow) < np.mean(causal) + 0.1
-    if trivial and blocked:
+    deep_m, shallow_m, causal_m = np.mean(deep), np.mean(shallow), np.mean(causal)
+    spread = max(_spread(deep, shallow, causal), MARGIN)
+    # The 1-layer control legitimately beats the causal LM a little (it sees i+2, i+3, ...);
+    # what only a second layer allows is reading token i+1 itself.
+    uses_leak = deep_m > max(shallow_m, causal_m) + max(spread, 0.1)
+    trivial = uses_leak and deep_m > 0.8
+    blocked = shallow_m < causal_m + 0.1
+    if min(len(deep), len(shallow), len(causal)) < 2:
+        head = "**One seed only, so no verdict.**"
+    elif trivial and blocked:
         head = ("**Reproduced**: with the target's own key hidden, a 4-layer bidirectional model "
                 "still predicts the next token almost perfectly (it reaches it through a second "
                 "layer), while the 1-layer control, which has no second layer, cannot.")
+    elif uses_leak and blocked:
+        head = (f"**Partly reproduced**: the 4-layer model reads the hidden target through a second "
+                f"layer ({deep_m:.3f} next-token accuracy against {shallow_m:.3f} for the 1-layer "
+                f"control and {causal_m:.3f} for the causal LM, beyond the seed spread), but at this "
+                "budget it has not yet made the task trivial (> 0.8).")
     elif trivial:
         head = "**Partly reproduced**: the task became trivial, but the 1-layer control also beat the causal LM."
     else:
-        head = "**Not reproduced at this scale**: the 4-layer bidirectional model did not make the task trivial."
+        head = "**Not reproduced at this scale**: the 4-layer bidirectional model did not use the leak beyond the seed spread."
     return head, lines
 
 

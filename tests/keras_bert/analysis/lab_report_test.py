@@ -106,3 +106,11 @@ def test_experiment_variants():
         assert "Unknown experiment(s) ['nope']" in str(e)
     else:
         raise AssertionError("expected a ValueError")
+
+
+def test_see_itself_partly_when_the_leak_is_used_but_not_yet_trivial():
+    data = results()
+    for seed, value in ((0, 0.40), (1, 0.42)):
+        data["see_itself"][seed]["analysis"]["next_token_accuracy"] = value
+    head, _ = lab_report.verdict_see_itself(data, [])
+    assert head.startswith("**Partly reproduced**: the 4-layer model reads the hidden target")
