@@ -94,7 +94,8 @@ class Lab:
         return os.path.join(self.dir, "data", "shuffled" if shuffled else "ordered", "records")
 
     # === 1. data ===
-    def data(self):
+    def data_steps(self):
+        """`[(output, args)]`: the data commands, each run when its output is missing."""
         files = sorted(glob.glob(FLAGS.corpus)) if "," not in FLAGS.corpus else FLAGS.corpus.split(",")
         train = files[0::3][: FLAGS.train_files]  # every third file, so authors and eras mix
         held_out = [f for f in files if f not in train][: FLAGS.analysis_files]
@@ -104,24 +105,30 @@ class Lab:
                 f"{len(train)} of --train_files={FLAGS.train_files} and {len(held_out)} remain for "
                 f"--analysis_files={FLAGS.analysis_files}. Lower them or point --corpus at more files."
             )
+        self.train_files, self.analysis_files = train, held_out
         corpus = os.path.join(self.dir, "corpus.txt")
-        analysis = os.path.join(self.dir, "analysis.txt")
-        for out, inputs in ((corpus, train), (analysis, held_out)):
-            if not os.path.exists(out):
-                _run(["keras_bert.cli.prepare_pretraining_text", f"--input_file={','.join(inputs)}",
-                      f"--output_file={out}"], self.log)
-        if not os.path.exists(self.vocab):
-            _run(["keras_bert.cli.learn_vocabulary", f"--input_file={corpus}",
-                  f"--vocab_file={self.vocab}", f"--vocab_size={FLAGS.vocab_size}"], self.log)
+        steps = [
+            (out, ["keras_bert.cli.prepare_pretraining_text", f"--input_file={','.join(inputs)}",
+                   f"--output_file={out}"])
+            for out, inputs in ((corpus, train), (os.path.join(self.dir, "analysis.txt"), held_out))
+        ]
+        steps.append((self.vocab, ["keras_bert.cli.learn_vocabulary", f"--input_file={corpus}",
+                                   f"--vocab_file={self.vocab}", f"--vocab_size={FLAGS.vocab_size}"]))
         for shuffled in (False, True):
             prefix = self.records(shuffled)
-            if not glob.glob(prefix + "*"):
-                os.makedirs(os.path.dirname(prefix), exist_ok=True)
-                _run(["keras_bert.cli.create_pretraining_data", f"--input_file={corpus}",
-                      f"--output_file={prefix}.tfrecord", "--num_output_shards=4",
-                      f"--vocab_file={self.vocab}", f"--max_seq_length={FLAGS.max_seq_length}",
-                      f"--max_predictions_per_seq={self.max_predictions}", "--dupe_factor=1",
-                      "--random_seed=1", f"--shuffle_word_order={shuffled}"], self.log)
+            steps.append((prefix + "*", [
+                "keras_bert.cli.create_pretraining_data", f"--input_file={corpus}",
+                f"--output_file={prefix}.tfrecord", "--num_output_shards=4",
+                f"--vocab_file={self.vocab}", f"--max_seq_length={FLAGS.max_seq_length}",
+                f"--max_predictions_per_seq={self.max_predictions}", "--dupe_factor=1",
+                "--random_seed=1", f"--shuffle_word_order={shuffled}"]))
+        return steps
+
+    def data(self):
+        for output, args in self.data_steps():
+            if not glob.glob(output):
+                os.makedirs(os.path.dirname(output), exist_ok=True)
+                _run(args, self.log)
         if not os.path.exists(self.config):
             from keras_bert.models.bert_config import BertConfig
 
@@ -129,7 +136,7 @@ class Lab:
                 vocab_size = sum(1 for _ in f)
             BertConfig.mini(vocab_size=vocab_size).to_json_file(self.config)
         with open(os.path.join(self.dir, "data.json"), "w") as f:
-            json.dump({"train_files": train, "analysis_files": held_out}, f, indent=1)
+            json.dump({"train_files": self.train_files, "analysis_files": self.analysis_files}, f, indent=1)
 
     @property
     def max_predictions(self):
@@ -329,7 +336,11 @@ def _settings(lab):
         data = json.load(f)
     with open(lab.config) as f:
         config = json.load(f)
+    data_commands = [
+        "python -m " + " ".join(args).replace(ROOT + os.sep, "") for _, args in lab.data_steps()
+    ]
     return {
+        "data_commands": data_commands,
         "config": config,
         "train_files": [os.path.basename(p) for p in data["train_files"]],
         "analysis_files": [os.path.basename(p) for p in data["analysis_files"]],
