@@ -1,6 +1,5 @@
 """Per-layer measures of a pretraining run on held-out text: CKA, token-identity probe, behaviour."""
 
-import json
 import os
 
 import numpy as np
@@ -170,8 +169,3 @@ def read_sentences(path, limit, min_words=5):
         raise ValueError(f"{path} has no sentence of {min_words} words or more.")
     step = max(1, len(lines) // limit)
     return lines[::step][:limit]
-
-
-def save_json(results, path):
-    with open(path, "w") as f:
-        json.dump(results, f, indent=1)

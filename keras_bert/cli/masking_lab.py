@@ -146,13 +146,12 @@ class Lab:
     def variant_config(self, variant):
         if variant.num_hidden_layers is None:
             return self.config
+        from keras_bert.models.bert_config import BertConfig
+
         path = os.path.join(self.dir, f"bert_config_{variant.num_hidden_layers}layer.json")
         if not os.path.exists(path):
-            with open(self.config) as f:
-                config = json.load(f)
-            config["num_hidden_layers"] = variant.num_hidden_layers
-            with open(path, "w") as f:
-                json.dump(config, f, indent=1)
+            config = BertConfig.from_json_file(self.config).to_dict()
+            BertConfig(**{**config, "num_hidden_layers": variant.num_hidden_layers}).to_json_file(path)
         return path
 
     def pretrain(self, variant, seed):
@@ -242,7 +241,6 @@ class Lab:
     def analyse(self, variant, seed):
         from keras_bert.analysis.layer_analysis import analyse_layers
         from keras_bert.analysis.layer_analysis import read_sentences
-        from keras_bert.analysis.layer_analysis import save_json
 
         path = self.analysis_path(variant, seed)
         if os.path.exists(path):
@@ -253,7 +251,8 @@ class Lab:
             self.run_dir(variant, seed), sentences, self.vocab, FLAGS.max_seq_length, seed=seed
         )
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        save_json(results, path)
+        with open(path, "w") as f:
+            json.dump(results, f, indent=1)
 
     # === 5. report ===
     def commands(self, variant, seed):
