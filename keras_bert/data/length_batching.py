@@ -41,7 +41,7 @@ def length_grouped_batches(lengths, batch_size, num_batches, seed=0, batches_per
 
 
 @keras_bert_export("keras_bert.data.length_grouped_dataset")
-def length_grouped_dataset(inputs, targets, batch_size, num_batches, seed=0):
+def length_grouped_dataset(inputs, targets, batch_size, num_batches, seed=0, pad_to_multiple_of=1):
     """A `tf.data.Dataset` of `num_batches` length-grouped, trimmed training batches.
 
     Args:
@@ -51,6 +51,8 @@ def length_grouped_dataset(inputs, targets, batch_size, num_batches, seed=0):
             weights), indexed by example; per-token ones (`[num_examples, max_seq_length]`) are
             trimmed like inputs.
         batch_size, num_batches, seed: see `length_grouped_batches`.
+        pad_to_multiple_of: int, round each batch's length up to a multiple of this (see
+            `trim_batch_padding`; bounds the shapes an XLA-compiled step sees).
 
     Returns:
         A dataset of `(inputs, *targets)` batches, each `[batch_size, longest row]`. Skipping
@@ -64,7 +66,8 @@ def length_grouped_dataset(inputs, targets, batch_size, num_batches, seed=0):
     def gather(indices):
         take = lambda value: tf.gather(value, indices)  # noqa: E731
         return trim_batch_padding(
-            tf.nest.map_structure(take, inputs), *tf.nest.map_structure(take, targets)
+            tf.nest.map_structure(take, inputs), *tf.nest.map_structure(take, targets),
+            pad_to_multiple_of=pad_to_multiple_of,
         )
 
     return tf.data.Dataset.from_tensor_slices(batches).map(gather).prefetch(tf.data.AUTOTUNE)

@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.layers.dropout import Dropout
 
 
 def _assert_fits(token_ids, max_position_embeddings):
@@ -87,7 +88,7 @@ class BertEmbeddings(keras.layers.Layer):
         self.layer_norm = keras.layers.LayerNormalization(
             epsilon=1e-12, dtype=self.dtype_policy, name="layer_norm"
         )
-        self.dropout_layer = keras.layers.Dropout(
+        self.dropout_layer = Dropout(
             dropout, dtype=self.dtype_policy, name="dropout"
         )
 

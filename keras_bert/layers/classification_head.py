@@ -3,6 +3,7 @@
 import keras
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.layers.dropout import Dropout
 
 
 @keras_bert_export("keras_bert.layers.ClassificationHead")
@@ -38,7 +39,7 @@ class ClassificationHead(keras.layers.Layer):
         self.num_classes = num_classes
         self.dropout = dropout
         self.initializer_range = initializer_range
-        self.dropout_layer = keras.layers.Dropout(dropout, dtype=self.dtype_policy, name="dropout")
+        self.dropout_layer = Dropout(dropout, dtype=self.dtype_policy, name="dropout")
         self.dense = keras.layers.Dense(
             num_classes,
             kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),

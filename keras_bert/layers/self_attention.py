@@ -6,6 +6,7 @@ import keras
 from keras import ops
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.layers.dropout import Dropout
 
 # Added to the attention scores of padded key positions. google-research/bert uses -10000: after
 # softmax it is exactly 0 in float32, it fits float16, and unlike the dtype's minimum it cannot
@@ -73,7 +74,7 @@ class SelfAttention(keras.layers.Layer):
         self.query_dense = dense("query")
         self.key_dense = dense("key")
         self.value_dense = dense("value")
-        self.dropout_layer = keras.layers.Dropout(
+        self.dropout_layer = Dropout(
             self.dropout, dtype=self.dtype_policy, name="dropout"
         )
         self.built = True

@@ -3,6 +3,7 @@
 import keras
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.layers.dropout import Dropout
 from keras_bert.layers.activations import get_activation
 from keras_bert.layers.self_attention import SelfAttention
 
@@ -92,7 +93,7 @@ class TransformerEncoder(keras.layers.Layer):
             epsilon=1e-12, dtype=policy, name="output_layer_norm"
         )
         self.output_layer_norm.build(x_shape)
-        self.dropout_layer = keras.layers.Dropout(
+        self.dropout_layer = Dropout(
             self.hidden_dropout_prob, dtype=policy, name="dropout"
         )
         self.built = True

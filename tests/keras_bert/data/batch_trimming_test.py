@@ -1,6 +1,7 @@
 """`trim_batch_padding`: shorter batches, same outputs at real positions."""
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from keras_bert.data.batch_trimming import trim_batch_padding
@@ -25,3 +26,20 @@ def test_batches_are_cut_to_their_longest_row_and_outputs_do_not_change():
     short = encoder.predict({k: v.numpy() for k, v in trimmed.items()}, verbose=0)["sequence_output"]
     for row, length in enumerate((4, 2, 3)):
         np.testing.assert_allclose(short[row, :length], full[row, :length], atol=1e-6)
+
+
+def test_pad_to_multiple_of_rounds_up_but_never_past_the_padded_width():
+    def width(lengths, seq, multiple):
+        inputs = tiny_inputs(batch=len(lengths), seq=seq, lengths=lengths)
+        trimmed, _ = trim_batch_padding(
+            {k: tf.constant(v) for k, v in inputs.items()}, tf.constant([0] * len(lengths)),
+            pad_to_multiple_of=multiple,
+        )
+        return trimmed["token_ids"].shape[1]
+
+    assert width((5, 3), seq=12, multiple=4) == 8
+    assert width((8, 3), seq=12, multiple=4) == 8
+    assert width((9, 3), seq=10, multiple=4) == 10  # 12 would pass the padded width
+    assert width((5, 3), seq=12, multiple=1) == 5
+    with pytest.raises(ValueError, match="pad_to_multiple_of=0"):
+        width((5, 3), seq=12, multiple=0)

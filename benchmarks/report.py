@@ -1,0 +1,74 @@
+"""Tables (Markdown) and a plot of benchmark results (the dicts the suites return)."""
+
+import math
+
+
+def _fmt(value, digits=3):
+    if value is None:
+        return "-"
+    if value == 0:
+        return "0"
+    return f"{value:.{max(0, digits - 1 - int(math.floor(math.log10(abs(value)))))}f}"
+
+
+def result_table(result):
+    """A Markdown table of one suite case: each candidate's median rate, its range over the
+    rounds, its ratio to the reference candidate and, where FLOPs are known, its GFLOP/s and
+    share of the matmul rate measured in the same rounds."""
+    timings = {t["name"]: t for t in result["timings"]}
+    reference = timings.get(result.get("reference"))
+    matmul = result.get("matmul_gflops")
+    lines = [
+        f"**{result['suite']} · {result['config']} · {result['case']}**"
+        + (f" (fp32 matmul rate in these rounds: {matmul:.0f} GFLOP/s)" if matmul else ""),
+        "",
+        f"| candidate | median | min - max | vs {result.get('reference') or '-'} | GFLOP/s | of matmul rate |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, t in timings.items():
+        ratio = t["rate"] / reference["rate"] if reference and t["unit"] == reference["unit"] else None
+        share = t["gflops"] / matmul if t.get("gflops") and matmul else None
+        lines.append(
+            f"| {name} | {_fmt(t['rate'])} {t['unit']} | {_fmt(t['rate_min'])} - "
+            f"{_fmt(t['rate_max'])} | {_fmt(ratio) + 'x' if ratio else '-'} | "
+            f"{_fmt(t.get('gflops'))} | {f'{100 * share:.0f} %' if share else '-'} |"
+        )
+    for key, value in (result.get("notes") or {}).items():
+        lines.append(f"\n{key}: {value}")
+    return "\n".join(lines)
+
+
+def report(results):
+    return "\n\n".join(result_table(r) for r in results) + "\n"
+
+
+def plot(results, path):
+    """One panel per case: each candidate's median rate relative to the reference, with its
+    min-max range over the rounds as an error bar."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cases = [r for r in results if r.get("reference")]
+    if not cases:
+        return None
+    fig, axes = plt.subplots(len(cases), 1, figsize=(8, 0.5 + 2.0 * len(cases)), squeeze=False)
+    for ax, result in zip(axes[:, 0], cases):
+        timings = [t for t in result["timings"] if t["unit"] != "GFLOP/s"]
+        reference = next(t for t in timings if t["name"] == result["reference"])
+        names = [t["name"] for t in timings]
+        ratios = [t["rate"] / reference["rate"] for t in timings]
+        low = [r - t["rate_min"] / reference["rate"] for r, t in zip(ratios, timings)]
+        high = [t["rate_max"] / reference["rate"] - r for r, t in zip(ratios, timings)]
+        colors = ["tab:orange" if n.startswith("keras_bert") else "tab:gray" for n in names]
+        ax.barh(names, ratios, xerr=[low, high], color=colors, capsize=3)
+        ax.axvline(1.0, color="black", linewidth=0.8)
+        ax.invert_yaxis()
+        ax.set_title(f"{result['suite']} · {result['config']} · {result['case']}", fontsize=9)
+        ax.set_xlabel(f"{timings[0]['unit']} relative to {result['reference']} (bars: min-max)",
+                      fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

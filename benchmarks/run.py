@@ -1,0 +1,149 @@
+r"""Runs benchmark suites: keras_bert against keras-hub, HF transformers and the matmul rate.
+
+    python -m benchmarks.run --suite=pretrain --config=mini --json=runs/bench/pretrain_mini.json
+
+Every candidate runs in this one process, interleaved round by round (see `harness`), on the
+same inputs and, where models are compared, the same weights (checked before timing). Prints a
+Markdown table per case; `--json` keeps every timing, `--plot` draws the ratios.
+
+Unless `--notune_allocator`, the process re-executes itself once with allocator settings that
+stop memory from being returned to the OS and faulted back in at every step, for every
+framework alike (see docs/benchmarks.md).
+"""
+
+import json
+import os
+import platform
+import sys
+import time
+
+from absl import app, flags
+
+SUITES = ("pretrain", "finetune")
+
+FLAGS = flags.FLAGS
+flags.DEFINE_list("suite", ["pretrain"], f"Suites to run, from {SUITES}.")
+flags.DEFINE_string("config", "mini", "Model shape: tiny, mini, minilm or base (benchmarks.configs).")
+flags.DEFINE_string("json", None, "Write all results and timings to this JSON file.")
+flags.DEFINE_string("plot", None, "Draw the ratios to this PNG.")
+flags.DEFINE_integer("rounds", 5, "Timed rounds (one call of every candidate each).")
+flags.DEFINE_integer("warmup", 1, "Untimed calls of each candidate before the rounds.")
+flags.DEFINE_list("seq_lengths", ["128", "512"], "Sequence lengths of the fixed-shape suites.")
+flags.DEFINE_integer("batch_size", 0, "Batch size; 0 takes each suite's per-config default.")
+flags.DEFINE_bool("without_xla", False, "Also time the Keras candidates without jit_compile.")
+flags.DEFINE_list("tasks", ["sst2", "squad"], "Fine-tuning suite tasks: sst2, squad.")
+flags.DEFINE_string(
+    "data_dir", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..",
+                             "shared", "data"),
+    "The shared data folder (SST-2, SQuAD, vocabularies) the fine-tuning suite reads.")
+flags.DEFINE_integer("threads", 2, "Intra-op threads for TensorFlow and PyTorch.")
+flags.DEFINE_bool("tune_allocator", True, "Re-run with the tuned allocator settings.")
+
+# glibc: keep freed memory in the process instead of unmapping it (every later step would
+# fault it back in page by page); TensorFlow: its BFC allocator on the CPU instead of malloc.
+TUNED_ALLOCATOR = {
+    "MALLOC_MMAP_THRESHOLD_": "33554432",
+    "MALLOC_TRIM_THRESHOLD_": "17179869184",
+    "MALLOC_TOP_PAD_": "268435456",
+    "TF_CPU_ALLOCATOR_USE_BFC": "true",
+}
+_ENVIRONMENT_KEYS = tuple(TUNED_ALLOCATOR) + ("TF_ENABLE_ONEDNN_OPTS", "OMP_NUM_THREADS")
+
+
+class Options:
+    """The suites' settings, from the flags (or built directly by tests)."""
+
+    def __init__(self, rounds=5, warmup=1, seq_lengths=(128, 512), batch_size=0,
+                 without_xla=False, threads=2, tasks=("sst2", "squad"), data_dir=None):
+        self.rounds = rounds
+        self.warmup = warmup
+        self.seq_lengths = [int(s) for s in seq_lengths]
+        self.batch_size = batch_size
+        self.without_xla = without_xla
+        self.threads = threads
+        self.tasks = list(tasks)
+        self.data_dir = data_dir
+
+
+def set_threads(threads):
+    import tensorflow as tf
+    import torch
+
+    tf.config.threading.set_intra_op_parallelism_threads(threads)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    torch.set_num_threads(threads)
+
+
+def machine():
+    """What the numbers were measured on."""
+    import tensorflow as tf
+    import torch
+
+    cpu = "unknown CPU"
+    if os.path.exists("/proc/cpuinfo"):
+        with open("/proc/cpuinfo") as f:
+            cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), cpu)
+    import keras
+    import keras_hub
+    import transformers
+
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "tensorflow": tf.__version__,
+        "keras": keras.__version__,
+        "keras_hub": keras_hub.__version__,
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "environment": {k: os.environ.get(k) for k in _ENVIRONMENT_KEYS},
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+    }
+
+
+def run_suites(suites, config, options, log=print):
+    """Runs `suites` on `config`; returns the list of result dicts."""
+    import importlib
+
+    unknown = [s for s in suites if s not in SUITES]
+    if unknown:
+        raise ValueError(f"Unknown suite(s) {unknown}; choose from {list(SUITES)}.")
+    set_threads(options.threads)
+    results = []
+    for suite in suites:
+        module = importlib.import_module(f"benchmarks.suites.{suite}")
+        results.extend(module.run(config, options, log))
+    return results
+
+
+def _reexec_with_tuned_allocator(argv):
+    missing = {k: v for k, v in TUNED_ALLOCATOR.items() if os.environ.get(k) != v}
+    if missing:
+        os.execve(sys.executable, [sys.executable, "-m", "benchmarks.run", *argv[1:]],
+                  dict(os.environ, **missing))
+
+
+def main(argv):
+    if FLAGS.tune_allocator:
+        _reexec_with_tuned_allocator(sys.argv)
+    from benchmarks import configs, report
+
+    configs.bert_config(FLAGS.config)  # an unknown name fails before anything is built
+    options = Options(FLAGS.rounds, FLAGS.warmup, FLAGS.seq_lengths, FLAGS.batch_size,
+                      FLAGS.without_xla, FLAGS.threads, FLAGS.tasks, FLAGS.data_dir)
+    results = run_suites(FLAGS.suite, FLAGS.config, options)
+    print()
+    print(report.report(results))
+    if FLAGS.json:
+        os.makedirs(os.path.dirname(os.path.abspath(FLAGS.json)), exist_ok=True)
+        with open(FLAGS.json, "w") as f:
+            json.dump({"command": " ".join(sys.argv), "machine": machine(), "results": results},
+                      f, indent=1)
+        print(f"Wrote {FLAGS.json}")
+    if FLAGS.plot:
+        report.plot(results, FLAGS.plot)
+        print(f"Wrote {FLAGS.plot}")
+
+
+if __name__ == "__main__":
+    app.run(main)
