@@ -11,7 +11,7 @@ PIP := $(PY) -m pip
 # Quieter TensorFlow start-up; errors still print.
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
-.PHONY: demo similarity test test-fast test-jax test-apps test-bazel task-library-check clean
+.PHONY: demo similarity benchmark test test-fast test-jax test-apps test-bazel task-library-check clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,13 @@ demo: $(VENV)/.installed-export $(WEB)/node_modules/.installed
 # The previous main job: all-MiniLM-L6-v2 converted to keras_bert, sentence similarities.
 similarity: $(VENV)/.installed
 	$(PY) -m keras_bert.cli.sentence_similarity
+
+# keras_bert against keras-hub, HF PyTorch and the matmul rate, interleaved in one process
+# (docs/benchmarks.md). The peers come with the test extras; SST-2 and SQuAD from ../shared/data.
+# BENCH_ARGS picks suites and sizes, e.g. BENCH_ARGS="--suite=inference --config=minilm".
+BENCH_ARGS ?= --suite=pretrain,finetune,inference,tflite,startup,memory --config=mini
+benchmark: $(VENV)/.installed-test
+	$(PY) -m benchmarks.run $(BENCH_ARGS) --json=runs/bench/benchmark.json --plot=runs/bench/benchmark.png
 
 # The full suite (unit + large) on TensorFlow, then the backend-portable model tests on JAX.
 test: $(VENV)/.installed-test test-apps

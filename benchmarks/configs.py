@@ -5,6 +5,9 @@
 # the same weights, which the suites check before timing anything.
 _COMMON = {"vocab_size": 30522, "hidden_act": "gelu_new", "max_position_embeddings": 512}
 
+# The implementations the start-up and memory probes run, each in a process of its own.
+IMPLS = ("keras_bert", "keras-hub", "hf")
+
 CONFIGS = {
     # For tests only.
     "tiny": dict(_COMMON, vocab_size=1000, hidden_size=64, num_hidden_layers=2,

@@ -15,9 +15,13 @@ def result_table(result):
     """A Markdown table of one suite case: each candidate's median rate, its range over the
     rounds, its ratio to the reference candidate and, where FLOPs are known, its GFLOP/s and
     share of the matmul rate measured in the same rounds."""
+    if result.get("metric") in ("startup", "memory"):
+        return _process_table(result)
     timings = {t["name"]: t for t in result["timings"]}
     reference = timings.get(result.get("reference"))
     matmul = result.get("matmul_gflops")
+    if result.get("metric") == "latency":
+        return _latency_table(result, timings, reference)
     lines = [
         f"**{result['suite']} · {result['config']} · {result['case']}**"
         + (f" (fp32 matmul rate in these rounds: {matmul:.0f} GFLOP/s)" if matmul else ""),
@@ -38,6 +42,46 @@ def result_table(result):
     return "\n".join(lines)
 
 
+def _latency_table(result, timings, reference):
+    lines = [
+        f"**{result['suite']} · {result['config']} · {result['case']}** (latency per call)",
+        "",
+        f"| candidate | median | min - max | speed vs {result['reference']} |",
+        "|---|---|---|---|",
+    ]
+    for name, t in timings.items():
+        seconds = t["seconds"]
+        lines.append(
+            f"| {name} | {_fmt(t['median_ms'])} ms | {_fmt(1000 * min(seconds))} - "
+            f"{_fmt(1000 * max(seconds))} ms | {_fmt(reference['median_ms'] / t['median_ms'])}x |"
+        )
+    return "\n".join(lines)
+
+
+_PROCESS_COLUMNS = {
+    "startup": [("import_s", "import", "s"), ("build_s", "build", "s"),
+                ("first_step_s", "first step", "s"), ("time_to_first_step_s", "to first step", "s"),
+                ("step_s", "later step", "s"), ("peak_rss_mb", "peak RSS", "MB")],
+    "memory": [("rss_after_first_step_mb", "RSS after step 1", "MB"),
+               ("rss_end_mb", "RSS at the end", "MB"), ("peak_rss_mb", "peak RSS", "MB"),
+               ("slope_mb_per_1000_steps", "slope, 2nd half", "MB / 1k steps"),
+               ("step_s", "step", "s")],
+}
+
+
+def _process_table(result):
+    columns = _PROCESS_COLUMNS[result["metric"]]
+    lines = [
+        f"**{result['suite']} · {result['config']} · {result['case']}**",
+        "",
+        "| candidate | " + " | ".join(f"{title} ({unit})" for _, title, unit in columns) + " |",
+        "|---|" + "---|" * len(columns),
+    ]
+    for row in result["rows"]:
+        lines.append(f"| {row['name']} | " + " | ".join(_fmt(row[k]) for k, _, _ in columns) + " |")
+    return "\n".join(lines)
+
+
 def report(results):
     return "\n\n".join(result_table(r) for r in results) + "\n"
 
@@ -51,6 +95,9 @@ def plot(results, path):
     import matplotlib.pyplot as plt
 
     cases = [r for r in results if r.get("reference")]
+    memory = [r for r in results if r.get("metric") == "memory"]
+    if memory:
+        _plot_memory(memory[0], path.replace(".png", "_rss.png"))
     if not cases:
         return None
     fig, axes = plt.subplots(len(cases), 1, figsize=(8, 0.5 + 2.0 * len(cases)), squeeze=False)
@@ -68,6 +115,28 @@ def plot(results, path):
         ax.set_title(f"{result['suite']} · {result['config']} · {result['case']}", fontsize=9)
         ax.set_xlabel(f"{timings[0]['unit']} relative to {result['reference']} (bars: min-max)",
                       fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _plot_memory(result, path):
+    """Resident memory against training step, one line per implementation."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for row in result["rows"]:
+        steps, mb = zip(*row["rss_mb"])
+        ax.plot(steps, mb, marker=".", label=row["name"])
+    ax.set_xlabel("training step")
+    ax.set_ylabel("resident memory (MB)")
+    ax.set_title(f"{result['config']}: {result['case']}", fontsize=9)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -19,7 +19,7 @@ import time
 
 from absl import app, flags
 
-SUITES = ("pretrain", "finetune")
+SUITES = ("pretrain", "finetune", "inference", "tflite", "startup", "memory")
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("suite", ["pretrain"], f"Suites to run, from {SUITES}.")
@@ -36,6 +36,7 @@ flags.DEFINE_string(
     "data_dir", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..",
                              "shared", "data"),
     "The shared data folder (SST-2, SQuAD, vocabularies) the fine-tuning suite reads.")
+flags.DEFINE_integer("memory_steps", 1000, "Training steps of the memory suite's long run.")
 flags.DEFINE_integer("threads", 2, "Intra-op threads for TensorFlow and PyTorch.")
 flags.DEFINE_bool("tune_allocator", True, "Re-run with the tuned allocator settings.")
 
@@ -54,7 +55,8 @@ class Options:
     """The suites' settings, from the flags (or built directly by tests)."""
 
     def __init__(self, rounds=5, warmup=1, seq_lengths=(128, 512), batch_size=0,
-                 without_xla=False, threads=2, tasks=("sst2", "squad"), data_dir=None):
+                 without_xla=False, threads=2, tasks=("sst2", "squad"), data_dir=None,
+                 memory_steps=1000):
         self.rounds = rounds
         self.warmup = warmup
         self.seq_lengths = [int(s) for s in seq_lengths]
@@ -63,6 +65,7 @@ class Options:
         self.threads = threads
         self.tasks = list(tasks)
         self.data_dir = data_dir
+        self.memory_steps = memory_steps
 
 
 def set_threads(threads):
@@ -124,13 +127,17 @@ def _reexec_with_tuned_allocator(argv):
 
 
 def main(argv):
+    from absl import logging
+
+    logging.set_verbosity(logging.WARNING)  # TensorFlow's export logs every asset it writes
     if FLAGS.tune_allocator:
         _reexec_with_tuned_allocator(sys.argv)
     from benchmarks import configs, report
 
     configs.bert_config(FLAGS.config)  # an unknown name fails before anything is built
     options = Options(FLAGS.rounds, FLAGS.warmup, FLAGS.seq_lengths, FLAGS.batch_size,
-                      FLAGS.without_xla, FLAGS.threads, FLAGS.tasks, FLAGS.data_dir)
+                      FLAGS.without_xla, FLAGS.threads, FLAGS.tasks, FLAGS.data_dir,
+                      FLAGS.memory_steps)
     results = run_suites(FLAGS.suite, FLAGS.config, options)
     print()
     print(report.report(results))

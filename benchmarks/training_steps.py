@@ -117,11 +117,3 @@ def torch_train_step(model, forward, loss_fn, learning_rate=1e-4):
 
     return step
 
-
-def hf_encoder_forward(model, inputs):
-    """An HF task model on keras_bert's input names."""
-    return model(
-        input_ids=inputs["token_ids"],
-        token_type_ids=inputs["segment_ids"],
-        attention_mask=inputs["padding_mask"],
-    )

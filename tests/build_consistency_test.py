@@ -33,7 +33,9 @@ LIBRARY_ROOTS = ("keras_bert", "export")
 TEST_ROOT = "tests"
 # apps/ holds the demo apps: Python modules with BUILD targets, not in the pip package.
 APPS_ROOT = "apps"
-FIRST_PARTY = LIBRARY_ROOTS + (APPS_ROOT, TEST_ROOT)
+# benchmarks/ compares keras_bert with its peers: BUILD targets, not in the pip package.
+BENCHMARKS_ROOT = "benchmarks"
+FIRST_PARTY = LIBRARY_ROOTS + (APPS_ROOT, BENCHMARKS_ROOT, TEST_ROOT)
 PYTEST_MACRO = "//tools:pytest.bzl"
 # Targets tools/pytest.bzl adds to every py_test, besides the test's own package target.
 PYTEST_MACRO_DEPS = ("//tests:conftest",)

@@ -13,7 +13,7 @@ average about a fifth of 128 tokens. Candidates, each one epoch over the same sa
 
 import numpy as np
 
-from benchmarks import configs, finetune_data, models, training_steps
+from benchmarks import configs, finetune_data, hf_models, models, training_steps
 from benchmarks.harness import interleaved
 
 TASKS = {
@@ -68,9 +68,9 @@ def run(config_name, options, log=print):
         examples = len(padded) * batch_size
 
         ours, hub = _keras_models(config, task)
-        hf = models.hf_model(
-            ours.encoder, "BertForSequenceClassification" if task == "sst2"
-            else "BertForQuestionAnswering",
+        hf = hf_models.hf_model(
+            config, "BertForSequenceClassification" if task == "sst2"
+            else "BertForQuestionAnswering", weights_from=ours.encoder,
         )
         keras_loss = (training_steps.keras_classification_loss if task == "sst2"
                       else training_steps.keras_span_loss)
@@ -84,7 +84,7 @@ def run(config_name, options, log=print):
         ours_xla = training_steps.keras_train_step(ours, keras_loss, jit_compile=True)
         ours_graph = training_steps.keras_train_step(ours, keras_loss, jit_compile=False)
         hub_xla = training_steps.keras_train_step(hub, keras_loss, jit_compile=True)
-        hf_step = training_steps.torch_train_step(hf, training_steps.hf_encoder_forward, torch_loss)
+        hf_step = training_steps.torch_train_step(hf, hf_models.hf_encoder_forward, torch_loss)
         candidates = {
             f"keras_bert, padded to {max_len} (XLA)": epoch(ours_xla, padded),
             f"keras_bert, length-grouped, x{multiple} (XLA)": epoch(ours_xla, grouped),

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from benchmarks import configs, inputs, models, training_steps
+from benchmarks import configs, hf_models, inputs, models, training_steps
 from benchmarks.harness import interleaved
 from benchmarks.matmul_rate import is_matmul, matmul_candidates, matmul_gflops
 
@@ -18,6 +18,12 @@ BATCH_SIZES = {
 }
 
 
+def default_batch_size(config_name, seq_length):
+    """The config's batch at this length, else the seq-128 batch scaled to the same tokens."""
+    sizes = BATCH_SIZES[config_name]
+    return sizes.get(seq_length, max(1, round(sizes[128] * 128 / seq_length)))
+
+
 def _numpy(outputs):
     return {k: np.asarray(v.detach().numpy() if hasattr(v, "detach") else v) for k, v in outputs.items()}
 
@@ -28,7 +34,7 @@ def run(config_name, options, log=print):
     config = configs.bert_config(config_name)
     results = []
     for seq_length in options.seq_lengths:
-        batch_size = options.batch_size or BATCH_SIZES[config_name][seq_length]
+        batch_size = options.batch_size or default_batch_size(config_name, seq_length)
         predictions = PREDICTIONS.get(seq_length, max(1, round(0.15 * seq_length)))
         case = f"seq {seq_length}, batch {batch_size}"
         log(f"pretrain {config_name} {case}: building the three models")
@@ -36,11 +42,11 @@ def run(config_name, options, log=print):
             config["vocab_size"], batch_size, seq_length, predictions
         )
         ours = models.our_pretrainer(config)
-        hub = models.KerasHubPretrainer(ours)
-        hf = models.hf_model(ours)
+        hub = models.KerasHubPretrainer(config, weights_from=ours)
+        hf = hf_models.hf_model(config, weights_from=ours)
         hf.eval()
         with torch.no_grad():
-            hf_outputs = models.hf_forward(
+            hf_outputs = hf_models.hf_forward(
                 hf, {k: torch.from_numpy(v.astype(np.int64)) for k, v in batch.items()}
             )
         parity = models.check_same_outputs(
@@ -57,7 +63,7 @@ def run(config_name, options, log=print):
             return lambda: step(batch, labels), batch_size
 
         hf_step = training_steps.torch_train_step(
-            hf, models.hf_forward, training_steps.torch_pretraining_loss
+            hf, hf_models.hf_forward, training_steps.torch_pretraining_loss
         )
         candidates = {
             "keras_bert (XLA)": keras_step(ours, True),

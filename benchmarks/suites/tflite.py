@@ -1,0 +1,65 @@
+"""TFLite / LiteRT: batch-1 latency of each quantization variant of the QA model at the app's
+contract shape (`[1, 384]`), on 1 and 2 threads, with file size and agreement with Keras.
+
+float32 on 2 threads is the reference. `full_int8` converts keras_bert's int8 graph
+(`export.qat.int8_graph`), calibrated here on the benchmark inputs; it is the NPU/DSP format.
+"""
+
+import os
+import tempfile
+
+import numpy as np
+
+from benchmarks import configs
+from benchmarks.harness import interleaved
+from benchmarks.suites.inference import _inputs, _qa_models
+
+SEQ_LENGTH = 384
+VARIANTS = ("float32", "float16", "dynamic_int8", "full_int8")
+
+
+def run(config_name, options, log=print):
+    from export.signature_names import exported_inputs
+    from export.tflite import export_tflite, tflite_runner
+
+    config = configs.bert_config(config_name)
+    ours, _, _ = _qa_models(config)
+    batch = _inputs(config["vocab_size"], 1, SEQ_LENGTH)
+    # Calibration inputs for full int8: 16 sequences with real-looking padding.
+    calibration = _inputs(config["vocab_size"], 16, SEQ_LENGTH, seed=1)
+    for row, length in enumerate(np.linspace(64, SEQ_LENGTH, 16).astype(int)):
+        calibration["padding_mask"][row, length:] = 0
+        calibration["token_ids"][row, length:] = 0
+    keras_out = {k: np.asarray(v) for k, v in ours(batch, training=False).items()}
+    feed = {k: np.asarray(v, np.int32) for k, v in exported_inputs(batch).items()}
+    candidates, sizes, agreement = {}, {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for variant in VARIANTS:
+            log(f"  converting {variant}")
+            path = export_tflite(ours, os.path.join(tmp, f"qa_{variant}.tflite"), SEQ_LENGTH,
+                                 variant, calibration if variant == "full_int8" else None)
+            sizes[variant] = os.path.getsize(path) / 1e6
+            for threads in (1, 2):
+                runner = tflite_runner(path, threads)
+                call = (lambda runner=runner: runner(**feed))
+                candidates[f"{variant}, {threads} thread{'s' if threads > 1 else ''}"] = (call, 1)
+            outputs = runner(**feed)
+            agreement[variant] = max(
+                float(np.abs(outputs[k] - keras_out[k]).max()) for k in keras_out
+            )
+        log(f"tflite {config_name}: timing {len(candidates)} candidates")
+        timings = interleaved(candidates, rounds=options.rounds * 6, warmup=options.warmup + 2,
+                              log=lambda *a: None)
+    return [{
+        "suite": "tflite",
+        "config": config_name,
+        "case": f"QA, batch 1, seq {SEQ_LENGTH}, ai-edge-litert (XNNPACK)",
+        "metric": "latency",
+        "reference": "float32, 2 threads",
+        "timings": [t.to_json() for t in timings.values()],
+        "notes": {
+            "size (MB)": ", ".join(f"{v} {s:.1f}" for v, s in sizes.items()),
+            "size vs float32": ", ".join(f"{v} {s / sizes['float32']:.2f}" for v, s in sizes.items()),
+            "max |logit diff| vs Keras": ", ".join(f"{v} {d:.3g}" for v, d in agreement.items()),
+        },
+    }]

@@ -1,0 +1,42 @@
+"""`python -m benchmarks.run` end to end on the tiny config: every suite, JSON and plots."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.data_paths import shared_data_dir
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.mark.large
+def test_every_suite_runs_on_the_tiny_config(tmp_path):
+    out = tmp_path / "bench.json"
+    command = [
+        sys.executable, "-m", "benchmarks.run", "--config=tiny", "--rounds=1",
+        "--suite=pretrain,finetune,inference,tflite,startup,memory", "--seq_lengths=64",
+        "--memory_steps=40", f"--data_dir={shared_data_dir()}", f"--json={out}",
+        f"--plot={tmp_path / 'bench.png'}",
+    ]
+    completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
+                            env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "| keras_bert (XLA) |" in completed.stdout  # the printed table
+    data = json.loads(out.read_text())
+    assert data["machine"]["environment"]["TF_CPU_ALLOCATOR_USE_BFC"] == "true"  # re-executed
+    suites = [r["suite"] for r in data["results"]]
+    assert suites == ["pretrain", "finetune", "finetune", "inference", "inference", "tflite",
+                      "startup", "memory"]
+    for result in data["results"]:
+        for timing in result.get("timings", []):
+            assert timing["rate"] > 0 and len(timing["seconds"]) >= 1
+        for row in result.get("rows", []):
+            assert row["peak_rss_mb"] > 50
+    pretrain = data["results"][0]
+    assert max(pretrain["parity_max_abs_diff"].values()) < 2e-3
+    finetune = data["results"][1]
+    assert float(finetune["notes"]["trimmed vs padded outputs, max |diff|"]) < 1e-4
+    assert (tmp_path / "bench.png").exists() and (tmp_path / "bench_rss.png").exists()
