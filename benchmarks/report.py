@@ -88,7 +88,8 @@ def report(results):
 
 def plot(results, path):
     """One panel per case: each candidate's median rate relative to the reference, with its
-    min-max range over the rounds as an error bar."""
+    min-max range over the rounds as an error bar; a memory suite's RSS curves go to
+    `<path>_rss.png`. Returns the paths written."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -96,10 +97,9 @@ def plot(results, path):
 
     cases = [r for r in results if r.get("reference")]
     memory = [r for r in results if r.get("metric") == "memory"]
-    if memory:
-        _plot_memory(memory[0], path.replace(".png", "_rss.png"))
+    written = [_plot_memory(memory[0], path.replace(".png", "_rss.png"))] if memory else []
     if not cases:
-        return None
+        return written
     fig, axes = plt.subplots(len(cases), 1, figsize=(8, 0.5 + 2.0 * len(cases)), squeeze=False)
     for ax, result in zip(axes[:, 0], cases):
         timings = [t for t in result["timings"] if t["unit"] != "GFLOP/s"]
@@ -118,7 +118,7 @@ def plot(results, path):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-    return path
+    return written + [path]
 
 
 def _plot_memory(result, path):

@@ -144,12 +144,12 @@ def main(argv):
     if FLAGS.json:
         os.makedirs(os.path.dirname(os.path.abspath(FLAGS.json)), exist_ok=True)
         with open(FLAGS.json, "w") as f:
-            json.dump({"command": " ".join(sys.argv), "machine": machine(), "results": results},
-                      f, indent=1)
+            command = "python -m benchmarks.run " + " ".join(sys.argv[1:])
+            json.dump({"command": command, "machine": machine(), "results": results}, f, indent=1)
         print(f"Wrote {FLAGS.json}")
     if FLAGS.plot:
-        report.plot(results, FLAGS.plot)
-        print(f"Wrote {FLAGS.plot}")
+        for path in report.plot(results, FLAGS.plot):
+            print(f"Wrote {path}")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ from benchmarks.harness import interleaved
 BATCHES = {"latency": 1, "throughput": 32}
 
 
-def _qa_models(config):
+def qa_models(config):
+    """keras_bert's `BertQuestionAnswerer` and its keras-hub and HF copies (same weights)."""
     import keras
 
     import keras_bert
@@ -37,7 +38,8 @@ def _qa_models(config):
     return ours, hub, hf
 
 
-def _inputs(vocab_size, batch_size, seq_length, seed=0):
+def qa_inputs(vocab_size, batch_size, seq_length, seed=0):
+    """Full-length QA windows: a 24-token question segment, then the context."""
     rng = np.random.default_rng(seed)
     segment_ids = np.zeros((batch_size, seq_length), np.int32)
     segment_ids[:, 24:] = 1  # a 24-token question, then the context
@@ -55,7 +57,7 @@ def run(config_name, options, log=print):
     from export.saved_model import export_saved_model
 
     config = configs.bert_config(config_name)
-    ours, hub, hf = _qa_models(config)
+    ours, hub, hf = qa_models(config)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         # The export checks the vocabulary against the model: bert-base-uncased's, cut to the
@@ -75,7 +77,7 @@ def run(config_name, options, log=print):
             saved[jit] = tf.saved_model.load(version).signatures["serving_default"]
         for mode, batch_size in BATCHES.items():
             for seq_length in options.seq_lengths:
-                batch = _inputs(config["vocab_size"], batch_size, seq_length)
+                batch = qa_inputs(config["vocab_size"], batch_size, seq_length)
                 feed = {k: tf.constant(v) for k, v in batch.items()}
                 exported = {"ids": feed["token_ids"], "mask": feed["padding_mask"],
                             "segment_ids": feed["segment_ids"]}

@@ -12,10 +12,21 @@ import numpy as np
 
 from benchmarks import configs
 from benchmarks.harness import interleaved
-from benchmarks.suites.inference import _inputs, _qa_models
+from benchmarks.suites.inference import qa_inputs, qa_models
 
 SEQ_LENGTH = 384
 VARIANTS = ("float32", "float16", "dynamic_int8", "full_int8")
+
+
+def xnnpack_partitions(path, threads=2):
+    """How many XNNPACK delegate partitions LiteRT cuts a model into: 1 when the whole graph
+    runs on XNNPACK; more when ops XNNPACK cannot take fall between partitions and run on
+    TFLite's own kernels (which ops: not visible through the Python API)."""
+    from ai_edge_litert.interpreter import Interpreter
+
+    interpreter = Interpreter(model_path=path, num_threads=threads)
+    interpreter.allocate_tensors()
+    return sum(op["op_name"] == "DELEGATE" for op in interpreter._get_ops_details())
 
 
 def run(config_name, options, log=print):
@@ -23,22 +34,23 @@ def run(config_name, options, log=print):
     from export.tflite import export_tflite, tflite_runner
 
     config = configs.bert_config(config_name)
-    ours, _, _ = _qa_models(config)
-    batch = _inputs(config["vocab_size"], 1, SEQ_LENGTH)
+    ours, _, _ = qa_models(config)
+    batch = qa_inputs(config["vocab_size"], 1, SEQ_LENGTH)
     # Calibration inputs for full int8: 16 sequences with real-looking padding.
-    calibration = _inputs(config["vocab_size"], 16, SEQ_LENGTH, seed=1)
+    calibration = qa_inputs(config["vocab_size"], 16, SEQ_LENGTH, seed=1)
     for row, length in enumerate(np.linspace(64, SEQ_LENGTH, 16).astype(int)):
         calibration["padding_mask"][row, length:] = 0
         calibration["token_ids"][row, length:] = 0
     keras_out = {k: np.asarray(v) for k, v in ours(batch, training=False).items()}
     feed = {k: np.asarray(v, np.int32) for k, v in exported_inputs(batch).items()}
-    candidates, sizes, agreement = {}, {}, {}
+    candidates, sizes, agreement, partitions = {}, {}, {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for variant in VARIANTS:
             log(f"  converting {variant}")
             path = export_tflite(ours, os.path.join(tmp, f"qa_{variant}.tflite"), SEQ_LENGTH,
                                  variant, calibration if variant == "full_int8" else None)
             sizes[variant] = os.path.getsize(path) / 1e6
+            partitions[variant] = xnnpack_partitions(path)
             for threads in (1, 2):
                 runner = tflite_runner(path, threads)
                 call = (lambda runner=runner: runner(**feed))
@@ -61,5 +73,6 @@ def run(config_name, options, log=print):
             "size (MB)": ", ".join(f"{v} {s:.1f}" for v, s in sizes.items()),
             "size vs float32": ", ".join(f"{v} {s / sizes['float32']:.2f}" for v, s in sizes.items()),
             "max |logit diff| vs Keras": ", ".join(f"{v} {d:.3g}" for v, d in agreement.items()),
+            "XNNPACK partitions": ", ".join(f"{v} {n}" for v, n in partitions.items()),
         },
     }]

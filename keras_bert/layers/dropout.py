@@ -6,14 +6,27 @@ from keras_bert.api_export import keras_bert_export
 
 
 def _in_xla_context():
-    """True while TensorFlow traces a function it will XLA-compile (`jit_compile=True`)."""
+    """True while TensorFlow traces a function it will XLA-compile (`jit_compile=True`).
+
+    TensorFlow marks such a function's graph with an XLA control-flow context; this walks the
+    graph and its outer graphs for one, as TensorFlow's own `GraphOrParentsInXlaContext` does.
+    That context has no public accessor: should its shape change, this returns False and the
+    layer is plain Keras dropout (correct, only slower). `dropout_test` checks it is seen.
+    """
     import tensorflow as tf
 
+    graph = tf.compat.v1.get_default_graph()
     try:
-        from tensorflow.python.ops.control_flow_util import GraphOrParentsInXlaContext
-    except ImportError:  # a TensorFlow without this helper: keep Keras's own dropout
+        while graph is not None:
+            context = graph._get_control_flow_context()
+            while context is not None:
+                if context.IsXLAContext():
+                    return True
+                context = context.outer_context
+            graph = getattr(graph, "outer_graph", None)
+    except AttributeError:
         return False
-    return GraphOrParentsInXlaContext(tf.compat.v1.get_default_graph())
+    return False
 
 
 @keras_bert_export("keras_bert.layers.Dropout")

@@ -88,6 +88,26 @@ class ClassifierExportTest(TestCase):
         self.assertAllClose(out["logits"].numpy(), expected, atol=1e-5)
         self.assertAllClose(out["probabilities"].numpy(), tf.nn.softmax(expected).numpy(), atol=1e-6)
 
+    def test_xla_compiled_signature_matches_and_still_checks_its_inputs(self):
+        plain = loaded(self.export(text_signature=False))["serving_default"]
+        compiled_dir = self.export(text_signature=False, jit_compile=True)
+        compiled = loaded(compiled_dir)["serving_default"]
+        rng = np.random.default_rng(0)
+        for length in (5, 16):  # two shapes: each compiles once
+            ids = tf.constant(rng.integers(1, 30000, (2, length)), tf.int32)
+            feed = dict(ids=ids, mask=tf.ones_like(ids), segment_ids=tf.zeros_like(ids))
+            self.assertAllClose(compiled(**feed)["logits"], plain(**feed)["logits"], atol=1e-5)
+        # The model call is XLA-compiled in the SavedModel itself, not by the caller.
+        def must_compile(signature):
+            library = signature.graph.as_graph_def().library.function
+            return [f.signature.name for f in library if f.attr["_XlaMustCompile"].b]
+
+        self.assertTrue(must_compile(compiled))
+        self.assertFalse(must_compile(plain))
+        bad = tf.constant([[101, 30522, 102]], tf.int32)
+        with self.assertRaisesRegex(tf.errors.InvalidArgumentError, "vocab_size"):
+            compiled(ids=bad, mask=tf.ones_like(bad), segment_ids=tf.zeros_like(bad))
+
     def test_ids_signature_rejects_bad_ids_with_a_clear_message(self):
         signature = loaded(self.export())["serving_default"]
         ids = tf.constant([[101, 30522, 102]], tf.int32)  # one past the vocabulary
