@@ -37,9 +37,14 @@ def result_table(result):
             f"{_fmt(t['rate_max'])} | {_fmt(ratio) + 'x' if ratio else '-'} | "
             f"{_fmt(t.get('gflops'))} | {f'{100 * share:.0f} %' if share else '-'} |"
         )
-    for key, value in (result.get("notes") or {}).items():
-        lines.append(f"\n{key}: {value}")
-    return "\n".join(lines)
+    return "\n".join(lines) + _notes_and_tables(result)
+
+
+def _notes_and_tables(result):
+    text = "".join(f"\n\n{key}: {value}" for key, value in (result.get("notes") or {}).items())
+    for title, table in (result.get("tables") or {}).items():
+        text += f"\n\n{title}:\n\n{table}"
+    return text
 
 
 def _latency_table(result, timings, reference):
@@ -55,7 +60,7 @@ def _latency_table(result, timings, reference):
             f"| {name} | {_fmt(t['median_ms'])} ms | {_fmt(1000 * min(seconds))} - "
             f"{_fmt(1000 * max(seconds))} ms | {_fmt(reference['median_ms'] / t['median_ms'])}x |"
         )
-    return "\n".join(lines)
+    return "\n".join(lines) + _notes_and_tables(result)
 
 
 _PROCESS_COLUMNS = {

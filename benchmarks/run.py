@@ -36,6 +36,8 @@ flags.DEFINE_string(
     "data_dir", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..",
                              "shared", "data"),
     "The shared data folder (SST-2, SQuAD, vocabularies) the fine-tuning suite reads.")
+flags.DEFINE_bool("op_profile", False, "TFLite suite: also time every operator of float32 and "
+                  "full_int8 on its own (benchmarks.tflite_ops; minutes).")
 flags.DEFINE_integer("memory_steps", 1000, "Training steps of the memory suite's long run.")
 flags.DEFINE_integer("threads", 2, "Intra-op threads for TensorFlow and PyTorch.")
 flags.DEFINE_bool("tune_allocator", True, "Re-run with the tuned allocator settings.")
@@ -56,7 +58,7 @@ class Options:
 
     def __init__(self, rounds=5, warmup=1, seq_lengths=(128, 512), batch_size=0,
                  without_xla=False, threads=2, tasks=("sst2", "squad"), data_dir=None,
-                 memory_steps=1000):
+                 memory_steps=1000, op_profile=False):
         self.rounds = rounds
         self.warmup = warmup
         self.seq_lengths = [int(s) for s in seq_lengths]
@@ -66,6 +68,7 @@ class Options:
         self.tasks = list(tasks)
         self.data_dir = data_dir
         self.memory_steps = memory_steps
+        self.op_profile = op_profile
 
 
 def set_threads(threads):
@@ -137,7 +140,7 @@ def main(argv):
     configs.bert_config(FLAGS.config)  # an unknown name fails before anything is built
     options = Options(FLAGS.rounds, FLAGS.warmup, FLAGS.seq_lengths, FLAGS.batch_size,
                       FLAGS.without_xla, FLAGS.threads, FLAGS.tasks, FLAGS.data_dir,
-                      FLAGS.memory_steps)
+                      FLAGS.memory_steps, FLAGS.op_profile)
     results = run_suites(FLAGS.suite, FLAGS.config, options)
     print()
     print(report.report(results))

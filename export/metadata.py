@@ -85,7 +85,7 @@ def add_metadata(
         ValueError: not a TFLite model, a model off the contract, a bad vocab or labels.
         FileNotFoundError: `vocab_file` does not exist.
     """
-    model = _read_model(tflite_bytes)
+    model = read_model(tflite_bytes)
     inputs, outputs = _signature_tensors(model)
     _check_contract(inputs, outputs, labels)
     files = {VOCAB_FILE_NAME: _read_vocab(vocab_file)}
@@ -108,13 +108,14 @@ def add_metadata(
         has_labels=labels is not None,
     )
     _set_metadata_buffer(model, metadata)
-    return _append_files(_pack(model), files)
+    return _append_files(pack_model(model), files)
 
 
-def _read_model(tflite_bytes):
+def read_model(tflite_bytes):
+    """A `.tflite` file's bytes as the schema's object API `ModelT`; clear errors otherwise."""
     if not isinstance(tflite_bytes, (bytes, bytearray)):
         raise TypeError(
-            f"add_metadata takes the model's bytes, got {type(tflite_bytes).__name__}: pass "
+            f"Expected the model's bytes, got {type(tflite_bytes).__name__}: pass "
             "open(path, 'rb').read()."
         )
     if len(tflite_bytes) < 8 or bytes(tflite_bytes[4:8]) != schema.TFLITE_FILE_IDENTIFIER:
@@ -351,7 +352,8 @@ class _AlignedBuffer(tflite_schema.BufferT):
         return tflite_schema.BufferEnd(builder)
 
 
-def _pack(model):
+def pack_model(model):
+    """A `ModelT` back to `.tflite` bytes, every buffer 16-byte aligned as the schema asks."""
     buffers = []
     for buffer in model.buffers:
         aligned = _AlignedBuffer()

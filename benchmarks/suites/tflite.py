@@ -12,6 +12,7 @@ import numpy as np
 
 from benchmarks import configs
 from benchmarks.harness import interleaved
+from benchmarks.tflite_ops import op_profile, profile_table
 from benchmarks.suites.inference import qa_inputs, qa_models
 
 SEQ_LENGTH = 384
@@ -44,6 +45,7 @@ def run(config_name, options, log=print):
     keras_out = {k: np.asarray(v) for k, v in ours(batch, training=False).items()}
     feed = {k: np.asarray(v, np.int32) for k, v in exported_inputs(batch).items()}
     candidates, sizes, agreement, partitions = {}, {}, {}, {}
+    tables, profiles = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for variant in VARIANTS:
             log(f"  converting {variant}")
@@ -51,6 +53,12 @@ def run(config_name, options, log=print):
                                  variant, calibration if variant == "full_int8" else None)
             sizes[variant] = os.path.getsize(path) / 1e6
             partitions[variant] = xnnpack_partitions(path)
+            if options.op_profile and variant in ("float32", "full_int8"):
+                log(f"  per-operator profile of {variant}")
+                with open(path, "rb") as f:
+                    totals, _ = op_profile(f.read(), threads=2)
+                tables[f"per-operator latency, {variant}, 2 threads"] = profile_table(totals)
+                profiles[variant] = totals
             for threads in (1, 2):
                 runner = tflite_runner(path, threads)
                 call = (lambda runner=runner: runner(**feed))
@@ -75,4 +83,6 @@ def run(config_name, options, log=print):
             "max |logit diff| vs Keras": ", ".join(f"{v} {d:.3g}" for v, d in agreement.items()),
             "XNNPACK partitions": ", ".join(f"{v} {n}" for v, n in partitions.items()),
         },
+        "tables": tables,
+        "op_profile": profiles,
     }]
