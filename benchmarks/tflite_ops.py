@@ -81,8 +81,11 @@ def _time(model_bytes, threads, builtin_only, runs):
     rng = np.random.default_rng(0)
     for detail in interpreter.get_input_details():
         dtype = detail["dtype"]
-        if np.issubdtype(dtype, np.integer):
-            info = np.iinfo(dtype)
+        if dtype in (np.int32, np.int64):
+            # Indices, ids, shapes: 0 and 1 are in range for any GATHER or embedding lookup.
+            value = rng.integers(0, 2, detail["shape"])
+        elif np.issubdtype(dtype, np.integer):
+            info = np.iinfo(dtype)  # quantized activations
             value = rng.integers(max(info.min, -100), min(info.max, 100), detail["shape"])
         else:
             value = rng.standard_normal(detail["shape"])
