@@ -46,7 +46,8 @@ similarity: $(VENV)/.installed
 	$(PY) -m keras_bert.cli.sentence_similarity
 
 # keras_bert against keras-hub, HF PyTorch and the matmul rate, interleaved in one process
-# (docs/benchmarks.md). The peers come with the test extras; SST-2 and SQuAD from ../shared/data.
+# (docs/benchmarks.md). The peers come with the test extras; the finetune suite reads SST-2 and
+# SQuAD from ../shared/data (--data_dir=...); the others need nothing outside the repository.
 # BENCH_ARGS picks suites and sizes, e.g. BENCH_ARGS="--suite=inference --config=minilm".
 BENCH_ARGS ?= --suite=pretrain,finetune,inference,tflite,startup,memory --config=mini
 benchmark: $(VENV)/.installed-test

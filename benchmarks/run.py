@@ -137,11 +137,20 @@ def main(argv):
         _reexec_with_tuned_allocator(sys.argv)
     from benchmarks import configs, report
 
-    configs.bert_config(FLAGS.config)  # an unknown name fails before anything is built
+    unknown = [s for s in FLAGS.suite if s not in SUITES]
+    try:
+        configs.bert_config(FLAGS.config)  # unknown names fail before anything is built
+        if unknown:
+            raise ValueError(f"Unknown suite(s) {unknown}; choose from {list(SUITES)}.")
+    except ValueError as error:
+        sys.exit(f"benchmarks.run: {error}")
     options = Options(FLAGS.rounds, FLAGS.warmup, FLAGS.seq_lengths, FLAGS.batch_size,
                       FLAGS.without_xla, FLAGS.threads, FLAGS.tasks, FLAGS.data_dir,
                       FLAGS.memory_steps, FLAGS.op_profile)
-    results = run_suites(FLAGS.suite, FLAGS.config, options)
+    try:
+        results = run_suites(FLAGS.suite, FLAGS.config, options)
+    except FileNotFoundError as error:  # the finetune suite's data
+        sys.exit(f"benchmarks.run: {error}")
     print()
     print(report.report(results))
     if FLAGS.json:

@@ -16,6 +16,7 @@ from benchmarks import configs, hf_models, models
 from benchmarks.harness import interleaved
 
 BATCHES = {"latency": 1, "throughput": 32}
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repo
 
 
 def qa_models(config):
@@ -60,10 +61,10 @@ def run(config_name, options, log=print):
     ours, hub, hf = qa_models(config)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        # The export checks the vocabulary against the model: bert-base-uncased's, cut to the
-        # config's size (the tiny test config has 1,000 tokens).
+        # The export checks the vocabulary against the model: bert-base-uncased's (shipped with
+        # the apps), cut to the config's size (the tiny test config has 1,000 tokens).
         vocab_file = os.path.join(tmp, "vocab.txt")
-        source = os.path.join(options.data_dir, "vocab", "bert-base-uncased-vocab.txt")
+        source = os.path.join(_ROOT, "apps", "models", "vocab.txt")
         with open(source, encoding="utf-8") as f:
             tokens = f.read().splitlines()[: config["vocab_size"]]
         with open(vocab_file, "w", encoding="utf-8") as f:

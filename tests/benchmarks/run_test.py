@@ -40,3 +40,21 @@ def test_every_suite_runs_on_the_tiny_config(tmp_path):
     finetune = data["results"][1]
     assert float(finetune["notes"]["trimmed vs padded outputs, max |diff|"]) < 1e-4
     assert (tmp_path / "bench.png").exists() and (tmp_path / "bench_rss.png").exists()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--config=huge"], "Unknown benchmark config 'huge'; choose one of"),
+        (["--suite=speed"], "Unknown suite(s) ['speed']; choose from"),
+        (["--suite=finetune", "--config=tiny", "--data_dir=/nonexistent"],
+         "/nonexistent/glue/SST-2/train.tsv.gz not found"),
+    ],
+)
+def test_bad_arguments_are_named(args, message):
+    completed = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", "--notune_allocator", *args], cwd=ROOT,
+        capture_output=True, text=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+    )
+    assert completed.returncode == 1
+    assert message in completed.stderr
