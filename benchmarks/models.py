@@ -13,11 +13,32 @@ from keras_bert.checkpoints.keras_hub_checkpoint import encoder_to_keras_hub
 from keras_bert.models.bert_config import BertConfig
 
 
+def our_encoder(config, seed=0):
+    """A keras_bert `BertEncoder` of a benchmark config, initialised from `seed`."""
+    keras.utils.set_random_seed(seed)
+    return keras_bert.BertEncoder.from_bert_config(BertConfig(**config))
+
+
 def our_pretrainer(config, seed=0):
     """A `BertPretrainer` (encoder + MLM + NSP heads) of `config`, initialised from `seed`."""
-    keras.utils.set_random_seed(seed)
-    encoder = keras_bert.BertEncoder.from_bert_config(BertConfig(**config))
-    return keras_bert.BertPretrainer(encoder)
+    return keras_bert.BertPretrainer(our_encoder(config, seed))
+
+
+def pretraining_outputs(ours, hub, hf, batch):
+    """`{candidate: {mlm_logits, nsp_logits}}` as NumPy, inference mode, for
+    `check_same_outputs`: keras_bert's `BertPretrainer`, its keras-hub and its HF copy."""
+    import torch
+
+    from benchmarks.hf_models import hf_forward
+
+    hf.eval()
+    with torch.no_grad():
+        hf_out = hf_forward(hf, {k: torch.from_numpy(v.astype(np.int64)) for k, v in batch.items()})
+    return {
+        "keras_bert": {k: np.asarray(v) for k, v in ours(batch, training=False).items()},
+        "keras-hub": {k: np.asarray(v) for k, v in hub(batch, training=False).items()},
+        "HF PyTorch": {k: v.numpy() for k, v in hf_out.items()},
+    }
 
 
 def _tanh_gelu(x):

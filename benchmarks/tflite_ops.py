@@ -69,6 +69,12 @@ def _op_names(model):
             for c in model.operatorCodes]
 
 
+def xnnpack_partitions(interpreter):
+    """How many delegate (XNNPACK) partitions an allocated LiteRT interpreter runs: 1 when the
+    whole graph runs on XNNPACK; more when ops it cannot take fall between partitions."""
+    return sum(op["op_name"] == "DELEGATE" for op in interpreter._get_ops_details())
+
+
 def _time(model_bytes, threads, builtin_only, runs):
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
@@ -77,7 +83,7 @@ def _time(model_bytes, threads, builtin_only, runs):
     interpreter = Interpreter(model_content=model_bytes, num_threads=threads,
                               experimental_op_resolver_type=resolver)
     interpreter.allocate_tensors()
-    delegated = any(op["op_name"] == "DELEGATE" for op in interpreter._get_ops_details())
+    delegated = xnnpack_partitions(interpreter) > 0
     rng = np.random.default_rng(0)
     for detail in interpreter.get_input_details():
         dtype = detail["dtype"]

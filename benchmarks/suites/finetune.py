@@ -27,15 +27,12 @@ TASKS = {
 
 def _keras_models(config, task):
     """keras_bert's and keras-hub's task models over the same encoder weights."""
-    import keras
     import keras_hub
 
     import keras_bert
     from keras_bert.checkpoints.keras_hub_checkpoint import encoder_to_keras_hub
-    from keras_bert.models.bert_config import BertConfig
 
-    keras.utils.set_random_seed(0)
-    encoder = keras_bert.BertEncoder.from_bert_config(BertConfig(**config))
+    encoder = models.our_encoder(config)
     backbone = encoder_to_keras_hub(encoder)
     if task == "sst2":
         ours = keras_bert.BertClassifier(encoder, num_classes=2)

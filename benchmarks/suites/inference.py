@@ -21,15 +21,11 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 
 def qa_models(config):
     """keras_bert's `BertQuestionAnswerer` and its keras-hub and HF copies (same weights)."""
-    import keras
-
     import keras_bert
     from keras_bert.checkpoints import collect_weights
     from keras_bert.checkpoints.keras_hub_checkpoint import encoder_to_keras_hub
-    from keras_bert.models.bert_config import BertConfig
 
-    keras.utils.set_random_seed(0)
-    ours = keras_bert.BertQuestionAnswerer(keras_bert.BertEncoder.from_bert_config(BertConfig(**config)))
+    ours = keras_bert.BertQuestionAnswerer(models.our_encoder(config))
     hub = models.KerasHubSpanModel(encoder_to_keras_hub(ours.encoder))
     hub.span.build((None, None, config["hidden_size"]))
     weights = collect_weights(ours)

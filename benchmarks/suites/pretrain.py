@@ -1,7 +1,5 @@
 """Pretraining train step (MLM + NSP): keras_bert vs keras-hub vs HF PyTorch vs the matmul rate."""
 
-import numpy as np
-
 from benchmarks import configs, hf_models, inputs, models, training_steps
 from benchmarks.harness import interleaved
 from benchmarks.matmul_rate import is_matmul, matmul_candidates, matmul_gflops
@@ -24,13 +22,7 @@ def default_batch_size(config_name, seq_length):
     return sizes.get(seq_length, max(1, round(sizes[128] * 128 / seq_length)))
 
 
-def _numpy(outputs):
-    return {k: np.asarray(v.detach().numpy() if hasattr(v, "detach") else v) for k, v in outputs.items()}
-
-
 def run(config_name, options, log=print):
-    import torch
-
     config = configs.bert_config(config_name)
     results = []
     for seq_length in options.seq_lengths:
@@ -44,18 +36,7 @@ def run(config_name, options, log=print):
         ours = models.our_pretrainer(config)
         hub = models.KerasHubPretrainer(config, weights_from=ours)
         hf = hf_models.hf_model(config, weights_from=ours)
-        hf.eval()
-        with torch.no_grad():
-            hf_outputs = hf_models.hf_forward(
-                hf, {k: torch.from_numpy(v.astype(np.int64)) for k, v in batch.items()}
-            )
-        parity = models.check_same_outputs(
-            {
-                "keras_bert": _numpy(ours(batch, training=False)),
-                "keras-hub": _numpy(hub(batch, training=False)),
-                "HF PyTorch": _numpy(hf_outputs),
-            }
-        )
+        parity = models.check_same_outputs(models.pretraining_outputs(ours, hub, hf, batch))
         def keras_step(model, jit_compile):
             step = training_steps.keras_train_step(
                 model, training_steps.keras_pretraining_loss, jit_compile

@@ -12,25 +12,16 @@ import numpy as np
 
 from benchmarks import configs
 from benchmarks.harness import interleaved
-from benchmarks.tflite_ops import op_profile, profile_table
+from benchmarks.tflite_ops import op_profile, profile_table, xnnpack_partitions
 from benchmarks.suites.inference import qa_inputs, qa_models
 
 SEQ_LENGTH = 384
 VARIANTS = ("float32", "float16", "dynamic_int8", "full_int8")
 
 
-def xnnpack_partitions(path, threads=2):
-    """How many XNNPACK delegate partitions LiteRT cuts a model into: 1 when the whole graph
-    runs on XNNPACK; more when ops XNNPACK cannot take fall between partitions and run on
-    TFLite's own kernels (which ops: not visible through the Python API)."""
+def run(config_name, options, log=print):
     from ai_edge_litert.interpreter import Interpreter
 
-    interpreter = Interpreter(model_path=path, num_threads=threads)
-    interpreter.allocate_tensors()
-    return sum(op["op_name"] == "DELEGATE" for op in interpreter._get_ops_details())
-
-
-def run(config_name, options, log=print):
     from export.signature_names import exported_inputs
     from export.tflite import export_tflite, tflite_runner
 
@@ -52,7 +43,9 @@ def run(config_name, options, log=print):
             path = export_tflite(ours, os.path.join(tmp, f"qa_{variant}.tflite"), SEQ_LENGTH,
                                  variant, calibration if variant == "full_int8" else None)
             sizes[variant] = os.path.getsize(path) / 1e6
-            partitions[variant] = xnnpack_partitions(path)
+            interpreter = Interpreter(model_path=path, num_threads=2)
+            interpreter.allocate_tensors()
+            partitions[variant] = xnnpack_partitions(interpreter)
             if options.op_profile and variant in ("float32", "full_int8"):
                 log(f"  per-operator profile of {variant}")
                 with open(path, "rb") as f:

@@ -1,8 +1,6 @@
 """The benchmark's three implementations hold the same weights and compute the same outputs."""
 
-import numpy as np
 import pytest
-import torch
 
 from benchmarks import configs, hf_models, inputs, models
 
@@ -13,29 +11,20 @@ def _outputs():
     ours = models.our_pretrainer(config)
     hub = models.KerasHubPretrainer(config, weights_from=ours)
     hf = hf_models.hf_model(config, weights_from=ours)
-    hf.eval()
-    with torch.no_grad():
-        hf_out = hf_models.hf_forward(
-            hf, {k: torch.from_numpy(v.astype(np.int64)) for k, v in batch.items()})
-    numpy = lambda out: {k: np.asarray(v) for k, v in out.items()}  # noqa: E731
-    return {
-        "keras_bert": numpy(ours(batch, training=False)),
-        "keras-hub": numpy(hub(batch, training=False)),
-        "hf": {k: v.numpy() for k, v in hf_out.items()},
-    }, hub
+    return models.pretraining_outputs(ours, hub, hf, batch)
 
 
 def test_keras_hub_and_hf_copies_compute_keras_bert_outputs():
-    outputs, _ = _outputs()
+    outputs = _outputs()
     worst = models.check_same_outputs(outputs, atol=1e-4)
-    assert set(worst) == {"keras-hub/mlm_logits", "keras-hub/nsp_logits", "hf/mlm_logits",
-                          "hf/nsp_logits"}
+    assert set(worst) == {"keras-hub/mlm_logits", "keras-hub/nsp_logits",
+                          "HF PyTorch/mlm_logits", "HF PyTorch/nsp_logits"}
 
 
 def test_a_different_model_is_refused():
-    outputs, _ = _outputs()
-    outputs["hf"]["nsp_logits"] = outputs["hf"]["nsp_logits"] + 0.01
-    with pytest.raises(AssertionError, match="hf computes other nsp_logits"):
+    outputs = _outputs()
+    outputs["HF PyTorch"]["nsp_logits"] = outputs["HF PyTorch"]["nsp_logits"] + 0.01
+    with pytest.raises(AssertionError, match="HF PyTorch computes other nsp_logits"):
         models.check_same_outputs(outputs, atol=1e-3)
 
 
