@@ -20,6 +20,7 @@ from absl import flags
 from absl import logging
 
 from keras_bert.cli import finetuning_flags
+from keras_bert.cli import precision_flags
 
 FLAGS = flags.FLAGS
 
@@ -77,10 +78,12 @@ def main(argv):
 
     config = finetuning_flags.bert_config()
     tokenizer = finetuning_flags.tokenizer()
+    _, jit_compile = precision_flags.apply()
     try:
         extractor = BertFeatureExtractor(BertEncoder.from_bert_config(config), layers=layers)
     except ValueError as e:
         raise app.UsageError(f"--layers: {e}") from None
+    extractor.compile(jit_compile=jit_compile)
     finetuning_flags.warm_start(extractor.encoder, require_head=False)
     preprocessor = BertPreprocessor(
         tokenizer.vocabulary, FLAGS.max_seq_length, lowercase=FLAGS.do_lower_case

@@ -16,6 +16,8 @@ import warnings
 from absl import app
 from absl import flags
 
+from keras_bert.cli import precision_flags
+
 FLAGS = flags.FLAGS
 
 
@@ -29,6 +31,7 @@ def define_model_flags():
     )
     flags.DEFINE_bool("do_lower_case", True, "Lower-case input (uncased checkpoints).")
     flags.DEFINE_integer("max_seq_length", 128, "Tokens per input, after WordPiece.")
+    precision_flags.define_flags()
 
 
 def define_flags():
@@ -145,8 +148,11 @@ def num_train_steps(num_examples):
     return max(1, math.ceil(FLAGS.num_train_epochs * num_examples / FLAGS.train_batch_size))
 
 
-def compile_model(model, steps, loss, loss_weights=None, metrics=None):
-    """Compiles `model` with BERT's AdamW, warmup and linear decay, and global-norm clipping 1.0."""
+def compile_model(model, steps, loss, jit_compile, loss_weights=None, metrics=None):
+    """Compiles `model` with BERT's AdamW, warmup and linear decay, and global-norm clipping 1.0.
+
+    `jit_compile`: the second value of `precision_flags.apply()`.
+    """
     # QA and NER heads do not read pooled_output, so the pooler gets no gradient; that is
     # expected (google's run_squad leaves it untouched too), not a mistake worth a warning.
     warnings.filterwarnings("ignore", message=r"Gradients do not exist for variables \['pooler/")
@@ -160,7 +166,16 @@ def compile_model(model, steps, loss, loss_weights=None, metrics=None):
         weight_decay_rate=FLAGS.weight_decay_rate,
         global_clipnorm=1.0,
     )
-    model.compile(optimizer=optimizer, loss=loss, loss_weights=loss_weights, metrics=metrics)
+    model.compile(
+        optimizer=optimizer, loss=loss, loss_weights=loss_weights, metrics=metrics,
+        jit_compile=jit_compile,
+    )
+
+
+def pad_to_multiple_of(jit_compile):
+    """Training batches' length rounding: under XLA a multiple of 16, so a step compiles for a
+    handful of lengths (each compiled once) instead of one per length; else exact lengths."""
+    return 16 if jit_compile else 1
 
 
 def warm_start(model, require_head):

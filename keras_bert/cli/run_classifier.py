@@ -21,6 +21,7 @@ from absl import flags
 from absl import logging
 
 from keras_bert.cli import finetuning_flags
+from keras_bert.cli import precision_flags
 
 FLAGS = flags.FLAGS
 
@@ -86,6 +87,7 @@ def main(argv):
     from keras_bert.tokenization.bert_preprocessor import BertPreprocessor
 
     strategy = finetuning_flags.strategy()  # first: it may split the CPU into devices
+    _, jit_compile = precision_flags.apply()  # before any model is built
     config = finetuning_flags.bert_config()
     tokenizer = finetuning_flags.tokenizer()
     preprocessor = BertPreprocessor(
@@ -118,6 +120,7 @@ def main(argv):
         with strategy.scope():
             finetuning_flags.compile_model(
                 model, steps, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                jit_compile=jit_compile,
                 metrics=["accuracy"],
             )
         finetuner = finetuning_flags.finetuner(
@@ -130,7 +133,8 @@ def main(argv):
         )
         train_inputs, train_labels = _encode(train, task, preprocessor)
         finetuner.fit(length_grouped_dataset(
-            train_inputs, (train_labels,), FLAGS.train_batch_size, steps, FLAGS.random_seed
+            train_inputs, (train_labels,), FLAGS.train_batch_size, steps, FLAGS.random_seed,
+            pad_to_multiple_of=finetuning_flags.pad_to_multiple_of(jit_compile),
         ))
         finetuning_flags.load_best(model, finetuner)
 

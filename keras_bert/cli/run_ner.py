@@ -19,6 +19,7 @@ from absl import flags
 from absl import logging
 
 from keras_bert.cli import finetuning_flags
+from keras_bert.cli import precision_flags
 
 FLAGS = flags.FLAGS
 
@@ -61,6 +62,7 @@ def main(argv):
 
     labels = CONLL2003_LABELS
     strategy = finetuning_flags.strategy()  # first: it may split the CPU into devices
+    _, jit_compile = precision_flags.apply()  # before any model is built
     config = finetuning_flags.bert_config()
     tokenizer = finetuning_flags.tokenizer()
     features = {
@@ -109,13 +111,15 @@ def main(argv):
         steps = finetuning_flags.num_train_steps(len(keep))
         with strategy.scope():
             finetuning_flags.compile_model(
-                model, steps, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+                model, steps, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                jit_compile=jit_compile,
             )
         # Pieces after a word's first carry label -1 and weight 0, so the label value is moot.
         dataset = length_grouped_dataset(
             {k: v[keep] for k, v in f.inputs().items()},
             (np.maximum(f.label_ids[keep], 0), f.sample_weight()[keep]),
             FLAGS.train_batch_size, steps, FLAGS.random_seed,
+            pad_to_multiple_of=finetuning_flags.pad_to_multiple_of(jit_compile),
         )
         finetuner = finetuning_flags.finetuner(
             model, strategy, tokenizer, steps, len(keep), evaluate, "f1"

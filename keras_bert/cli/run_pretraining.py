@@ -23,6 +23,8 @@ from absl import app
 from absl import flags
 from absl import logging
 
+from keras_bert.cli import precision_flags
+
 FLAGS = flags.FLAGS
 
 flags.DEFINE_string("input_file", None, "Pretraining TFRecords: comma-separated paths or globs.")
@@ -50,11 +52,9 @@ flags.DEFINE_string("tpu", None, "TPU name or grpc:// address for --distribution
 flags.DEFINE_integer(
     "num_cpu_devices", 0, "Split the CPU into this many logical devices (testing `mirrored`)."
 )
-flags.DEFINE_enum(
-    "mixed_precision", "float32", ["float32", "mixed_float16", "mixed_bfloat16"],
-    "Keras dtype policy; mixed_float16 adds dynamic loss scaling.",
-)
-flags.DEFINE_bool("jit_compile", False, "XLA-compile the forward and backward pass.")
+precision_flags.define_flags()
+# The name this flag had before --dtype_policy (the README showed it): scripts keep working.
+flags.DEFINE_alias("mixed_precision", "dtype_policy")
 flags.DEFINE_enum("optimizer", "adamw", ["adamw", "lamb"], "AdamW (BERT) or LAMB (large batch).")
 flags.DEFINE_float("weight_decay_rate", 0.01, "Decoupled weight decay (not on LayerNorm/bias).")
 flags.DEFINE_integer("gradient_accumulation_steps", 1, "Micro-batches per optimizer step.")
@@ -165,7 +165,7 @@ def main(argv):
     except (ValueError, FileNotFoundError) as e:
         raise app.UsageError(str(e)) from None
 
-    keras.mixed_precision.set_global_policy(FLAGS.mixed_precision)
+    dtype_policy, jit_compile = precision_flags.apply()
     keras.utils.set_random_seed(FLAGS.random_seed)
     with strategy.scope():
         model = BertPretrainer(
@@ -184,7 +184,7 @@ def main(argv):
             )
         except ValueError as e:
             raise app.UsageError(f"{e} (--num_train_steps / --num_warmup_steps)") from None
-        if FLAGS.mixed_precision == "mixed_float16":
+        if dtype_policy == "mixed_float16":
             optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
     try:
         trainer = PretrainingTrainer(
@@ -197,7 +197,7 @@ def main(argv):
             save_checkpoints_steps=FLAGS.save_checkpoints_steps,
             steps_per_loop=FLAGS.iterations_per_loop,
             nsp_loss_weight=FLAGS.nsp_loss_weight,
-            jit_compile=FLAGS.jit_compile,
+            jit_compile=jit_compile,
         )
     except ValueError as e:
         raise app.UsageError(str(e)) from None

@@ -21,6 +21,7 @@ from absl import flags
 from absl import logging
 
 from keras_bert.cli import finetuning_flags
+from keras_bert.cli import precision_flags
 
 FLAGS = flags.FLAGS
 
@@ -121,6 +122,7 @@ def main(argv):
     from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 
     strategy = finetuning_flags.strategy()  # first: it may split the CPU into devices
+    _, jit_compile = precision_flags.apply()  # before any model is built
     config = finetuning_flags.bert_config()
     tokenizer = finetuning_flags.tokenizer()
     predict_features = None
@@ -148,11 +150,12 @@ def main(argv):
             # google-research/bert: the mean of the start and end cross-entropies.
             finetuning_flags.compile_model(
                 model, steps, loss={"start_logits": loss, "end_logits": loss},
+                jit_compile=jit_compile,
                 loss_weights={"start_logits": 0.5, "end_logits": 0.5},
             )
         dataset = length_grouped_dataset(
             features.inputs(), (features.labels(),), FLAGS.train_batch_size, steps,
-            FLAGS.random_seed,
+            FLAGS.random_seed, pad_to_multiple_of=finetuning_flags.pad_to_multiple_of(jit_compile),
         )
         evaluate_fn = None
         if FLAGS.do_predict and FLAGS.eval_every_steps:

@@ -28,7 +28,8 @@ class MaskedLMHead(keras.layers.Layer):
         mask_positions: int tensor `[batch, predictions]`, indices into `seq`.
 
     Returns:
-        float tensor `[batch, predictions, vocab_size]` of logits.
+        float tensor `[batch, predictions, vocab_size]` of logits, in the weights' dtype
+        (float32 under a mixed policy such as `"mixed_bfloat16"`).
 
     Example:
     >>> embedding = keras.layers.Embedding(23, 8)
@@ -76,7 +77,11 @@ class MaskedLMHead(keras.layers.Layer):
         x = ops.take_along_axis(sequence_output, positions, axis=1)  # [B, P, H]
         x = self.layer_norm(self.activation(self.dense(x)))  # [B, P, H]
         embeddings = ops.cast(self.token_embedding.embeddings, x.dtype)  # [V, H]
+        # The vocabulary projection is this head's one big matmul: it runs in the compute dtype
+        # (bf16 under mixed precision); the logits the loss reads are in the weights' dtype
+        # (float32 under mixed precision).
         logits = ops.matmul(x, ops.transpose(embeddings))  # [B, P, V]
+        logits = ops.cast(logits, self.variable_dtype)
         return logits + ops.cast(self.output_bias, logits.dtype)
 
     def compute_output_shape(self, sequence_output_shape, mask_positions_shape):

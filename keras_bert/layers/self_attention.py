@@ -7,6 +7,7 @@ from keras import ops
 
 from keras_bert.api_export import keras_bert_export
 from keras_bert.layers.dropout import Dropout
+from keras_bert.layers.float32_softmax import float32_softmax
 
 # Added to the attention scores of padded key positions. google-research/bert uses -10000: after
 # softmax it is exactly 0 in float32, it fits float16, and unlike the dtype's minimum it cannot
@@ -105,7 +106,7 @@ class SelfAttention(keras.layers.Layer):
             scores = scores + (1.0 - keep) * ops.cast(MASK_ADDEND, scores.dtype)
 
         # Softmax in float32 even under mixed precision: float16 exponentials overflow.
-        probs = ops.cast(ops.softmax(ops.cast(scores, "float32"), axis=-1), value.dtype)
+        probs = ops.cast(float32_softmax(scores, axis=-1), value.dtype)  # [B, N, S, S]
         # Dropping whole attention targets, as the original does.
         probs = self.dropout_layer(probs, training=training)  # [B, N, S, S]
 

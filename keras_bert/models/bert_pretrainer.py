@@ -7,6 +7,7 @@ from keras_bert.layers.classification_head import ClassificationHead
 from keras_bert.layers.masked_lm_head import MaskedLMHead
 from keras_bert.models.bert_encoder import encoder_inputs
 from keras_bert.models.bert_task import BertTask
+from keras_bert.models.bert_task import head_dtype_policy
 
 
 @keras_bert_export("keras_bert.BertPretrainer")
@@ -51,7 +52,7 @@ class BertPretrainer(BertTask):
             2,
             dropout=0.0,
             initializer_range=encoder.initializer_range,
-            dtype=encoder.dtype_policy,
+            dtype=head_dtype_policy(encoder),
             name="next_sentence_head",
         )
 

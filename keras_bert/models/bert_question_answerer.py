@@ -4,6 +4,7 @@ from keras_bert.api_export import keras_bert_export
 from keras_bert.layers.span_head import SpanHead
 from keras_bert.models.bert_encoder import encoder_inputs
 from keras_bert.models.bert_task import BertTask
+from keras_bert.models.bert_task import head_dtype_policy
 
 
 @keras_bert_export("keras_bert.BertQuestionAnswerer")
@@ -37,7 +38,7 @@ class BertQuestionAnswerer(BertTask):
         self.encoder = encoder
         self.span_head = SpanHead(
             initializer_range=encoder.initializer_range,
-            dtype=encoder.dtype_policy,
+            dtype=head_dtype_policy(encoder),
             name="span_head",
         )
 

@@ -3,6 +3,13 @@
 import keras
 
 
+def head_dtype_policy(encoder):
+    """The dtype policy of a task head on `encoder`: its weights' dtype (float32 under a mixed
+    policy), so the logits and the losses on them are computed in float32. The heads are one
+    small matmul each; computing them in float32 costs nothing measurable."""
+    return keras.DTypePolicy(encoder.dtype_policy.variable_dtype)
+
+
 class BertTask(keras.Model):
     """Base class for `BertEncoder` + head models (classifier, QA, NER, pretrainer).
 

