@@ -19,7 +19,7 @@ import time
 
 from absl import app, flags
 
-SUITES = ("pretrain", "finetune", "inference", "tflite", "startup", "memory")
+SUITES = ("pretrain", "finetune", "precision", "inference", "tflite", "startup", "memory")
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("suite", ["pretrain"], f"Suites to run, from {SUITES}.")
@@ -41,6 +41,8 @@ flags.DEFINE_bool("op_profile", False, "TFLite suite: also time every operator o
 flags.DEFINE_integer("memory_steps", 1000, "Training steps of the memory suite's long run.")
 flags.DEFINE_integer("threads", 2, "Intra-op threads for TensorFlow and PyTorch.")
 flags.DEFINE_bool("tune_allocator", True, "Re-run with the tuned allocator settings.")
+flags.DEFINE_bool("torch_compile", False, "Precision suite: also time PyTorch's bf16 autocast "
+                  "step through torch.compile (compiles for minutes).")
 
 # glibc: keep freed memory in the process instead of unmapping it (every later step would
 # fault it back in page by page); TensorFlow: its BFC allocator on the CPU instead of malloc.
@@ -58,7 +60,7 @@ class Options:
 
     def __init__(self, rounds=5, warmup=1, seq_lengths=(128, 512), batch_size=0,
                  without_xla=False, threads=2, tasks=("sst2", "squad"), data_dir=None,
-                 memory_steps=1000, op_profile=False):
+                 memory_steps=1000, op_profile=False, torch_compile=False):
         self.rounds = rounds
         self.warmup = warmup
         self.seq_lengths = [int(s) for s in seq_lengths]
@@ -69,6 +71,7 @@ class Options:
         self.data_dir = data_dir
         self.memory_steps = memory_steps
         self.op_profile = op_profile
+        self.torch_compile = torch_compile
 
 
 def set_threads(threads):
@@ -85,16 +88,19 @@ def machine():
     import tensorflow as tf
     import torch
 
-    cpu = "unknown CPU"
-    if os.path.exists("/proc/cpuinfo"):
-        with open("/proc/cpuinfo") as f:
-            cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), cpu)
+    from keras_bert.training.precision import describe_machine
+    from keras_bert.training.precision import resolve_dtype_policy
+
+    precision = describe_machine()
     import keras
     import keras_hub
     import transformers
 
     return {
-        "cpu": cpu,
+        "cpu": precision["cpu"],
+        "bf16_units": precision["bf16_units"],
+        "fp16_units": precision["fp16_units"],
+        "default_dtype_policy": resolve_dtype_policy("auto", precision, log=None),
         "cores": os.cpu_count(),
         "python": platform.python_version(),
         "tensorflow": tf.__version__,
@@ -146,7 +152,7 @@ def main(argv):
         sys.exit(f"benchmarks.run: {error}")
     options = Options(FLAGS.rounds, FLAGS.warmup, FLAGS.seq_lengths, FLAGS.batch_size,
                       FLAGS.without_xla, FLAGS.threads, FLAGS.tasks, FLAGS.data_dir,
-                      FLAGS.memory_steps, FLAGS.op_profile)
+                      FLAGS.memory_steps, FLAGS.op_profile, FLAGS.torch_compile)
     try:
         results = run_suites(FLAGS.suite, FLAGS.config, options)
     except FileNotFoundError as error:  # the finetune suite's data

@@ -201,9 +201,10 @@ def test_extract_features_layer_minus_one_is_the_sequence_output(model_dir, tmp_
     failed_with(done, "in.txt:2: mixes single texts and `|||` pairs")
     (tmp_path / "in.txt").write_text("Hello world.\nThe cat sat on the mat.\n")
     for name in ("f.npz", "f.jsonl"):
+        # float32, so the features must equal a float32 encoder's bit for bit.
         done = cli("extract_features", f"--input_file={tmp_path / 'in.txt'}",
                    f"--output_file={tmp_path / name}", f"--init_checkpoint={model_dir}",
-                   "--max_seq_length=16", "--layers=-1,-2")
+                   "--max_seq_length=16", "--layers=-1,-2", "--dtype_policy=float32")
         assert done.returncode == 0, done.stderr[-3000:]
     features = np.load(tmp_path / "f.npz")
     encoder = BertEncoder.from_bert_config(BertConfig.from_dict(TINY_CONFIG))
@@ -220,3 +221,40 @@ def test_extract_features_layer_minus_one_is_the_sequence_output(model_dir, tmp_
     first = lines[0]["features"][1]["layers"][0]
     assert first["index"] == -1
     np.testing.assert_allclose(first["values"], features["layer_-1"][0, 1], atol=5e-7)
+
+
+def test_precision_is_chosen_per_cpu_falls_back_and_refuses_what_cannot_run(model_dir, tmp_path):
+    (tmp_path / "in.txt").write_text("Hello world.\nThe cat sat on the mat.\n")
+    common = [f"--input_file={tmp_path / 'in.txt'}", f"--init_checkpoint={model_dir}",
+              "--max_seq_length=16", "--layers=-1"]
+    # A CPU without bf16 units (the flags override stands in for an AMD Zen 3): auto falls back
+    # to float32 and says why in one line; the features are the float32 ones.
+    no_bf16 = {"KERAS_BERT_CPU_FLAGS": "sse2 avx2 fma"}
+    done = cli("extract_features", *common, f"--output_file={tmp_path / 'auto.npz'}", env=no_bf16)
+    assert done.returncode == 0, done.stderr[-3000:]
+    notice = [l for l in done.stdout.splitlines() if l.startswith("Precision:")]
+    assert len(notice) == 1 and "float32" in notice[0] and "AVX512-BF16" in notice[0], done.stdout
+    done = cli("extract_features", *common, f"--output_file={tmp_path / 'f32.npz'}",
+               "--dtype_policy=float32")
+    assert done.returncode == 0, done.stderr[-3000:]
+    np.testing.assert_array_equal(np.load(tmp_path / "auto.npz")["layer_-1"],
+                                  np.load(tmp_path / "f32.npz")["layer_-1"])
+    # Asked for bf16 there: a one-line error, on every tool (run_pretraining under the flag's
+    # old name too).
+    for tool, args in (
+        ("extract_features", [*common, f"--output_file={tmp_path / 'x.npz'}"]),
+        ("run_classifier", ["--task_name=sst-2", f"--data_dir={tmp_path}", "--do_eval",
+                            f"--init_checkpoint={model_dir}", f"--output_dir={tmp_path / 'c'}"]),
+    ):
+        done = cli(tool, *args, "--dtype_policy=mixed_bfloat16", env=no_bf16)
+        failed_with(done, "--dtype_policy: dtype policy mixed_bfloat16 cannot run here: this CPU")
+        assert not (tmp_path / "x.npz").exists()
+    # On a bf16 CPU auto picks mixed_bfloat16, and the features stay near the float32 ones.
+    bf16 = {"KERAS_BERT_CPU_FLAGS": "avx2 avx512_bf16"}
+    done = cli("extract_features", *common, f"--output_file={tmp_path / 'bf16.npz'}", env=bf16)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Precision: mixed_bfloat16 (auto: the CPU has avx512_bf16)" in done.stdout
+    features = np.load(tmp_path / "bf16.npz")["layer_-1"]
+    reference = np.load(tmp_path / "f32.npz")["layer_-1"]
+    assert features.dtype == np.float32
+    assert 0 < np.abs(features - reference).max() < 0.1

@@ -17,8 +17,8 @@ VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on"
 TEXT = "the cat sat on the mat .\nthe cats ran .\na dog sat .\n\na dog ran on a mat .\nthe dogs sat .\n\nthe cat ran .\n"
 
 
-def cli(module, *args):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+def cli(module, *args, env=None):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", **(env or {}))
     return subprocess.run(
         [sys.executable, "-m", f"keras_bert.cli.{module}", *args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
@@ -88,6 +88,13 @@ def test_run_pretraining_bad_input(files):
                       "--max_predictions_per_seq=3", "--distribution_strategy=mirrored",
                       "--num_cpu_devices=2", "--train_batch_size=3")
     assert "--train_batch_size=3 must be divisible by the number of replicas (2)" in indivisible.stderr
+    # The policy flag's old name still works, and a policy the CPU has no units for is refused.
+    no_bf16 = cli("run_pretraining", *common, f"--output_dir={files / 'p'}", "--max_seq_length=12",
+                  "--max_predictions_per_seq=3", "--mixed_precision=mixed_bfloat16",
+                  env={"KERAS_BERT_CPU_FLAGS": "none"})
+    assert no_bf16.returncode != 0
+    assert "--dtype_policy: dtype policy mixed_bfloat16 cannot run here" in no_bf16.stderr
+    assert "Traceback" not in no_bf16.stderr and not (files / "p" / "checkpoint").exists()
     other = dict(train_worker.CONFIG, hidden_size=12)
     (files / "other.json").write_text(json.dumps(other))
     (files / "vocab40.txt").write_text("\n".join(RECORDS_VOCAB) + "\n")

@@ -1,0 +1,34 @@
+"""The precision suite on the tiny config: every precision x compilation candidate, labelled."""
+
+import keras
+import pytest
+
+from benchmarks import run as bench
+from benchmarks.suites import precision
+
+
+@pytest.mark.large
+def test_precision_suite_times_every_path_and_marks_the_default(monkeypatch):
+    monkeypatch.setenv("KERAS_BERT_CPU_FLAGS", "avx512_bf16")  # a bf16 machine, whatever runs CI
+    options = bench.Options(rounds=1, warmup=1, seq_lengths=(32,))
+    results = bench.run_suites(["precision"], "tiny", options, log=lambda *_: None)
+    assert [r["case"] for r in results] == [
+        "train step, span head, seq 32, batch 4", "inference, span head, seq 32, batch 4"]
+    names = [t["name"] for t in results[0]["timings"]]
+    assert "keras_bert float32 XLA (default before)" in names
+    assert "keras_bert bf16 no XLA (default)" in names
+    for library in ("keras_bert", "keras-hub"):
+        assert sum(n.startswith(library + " ") for n in names) == 4  # 2 precisions x XLA or not
+    assert {"HF PyTorch float32", "HF PyTorch bf16 autocast"} <= set(names)
+    notes = results[0]["notes"]
+    assert float(notes["float32 parity (keras_bert vs keras-hub / HF), max |diff| of logits"]) < 1e-4
+    # bf16 logits are near the float32 ones, not equal: the suite compares like with like.
+    assert 0 < float(notes["bf16 vs float32 start/end logits, max |diff|"]) < 0.05
+    assert keras.config.dtype_policy().name == "float32"  # the suite restores the global policy
+
+
+def test_span_batch_labels_lie_in_the_passage():
+    inputs, labels = precision.span_batch(vocab_size=100, batch_size=64, seq_length=40)
+    assert inputs["token_ids"].shape == (64, 40) and inputs["token_ids"].max() < 100
+    assert (labels["start_logits"] >= 10).all() and (labels["end_logits"] < 40).all()
+    assert (labels["end_logits"] >= labels["start_logits"]).all()
