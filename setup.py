@@ -40,6 +40,8 @@ setuptools.setup(
         # The TFLite interpreter, TF Serving's request protos (warmup records), and the
         # flatbuffers builder for TFLite metadata.
         "export": ["ai-edge-litert>=2.3", "tensorflow-serving-api>=2.21,<2.22", "flatbuffers"],
+        # tools/profile_train_step.py: op statistics from TensorFlow's profiler traces.
+        "profile": ["xprof"],
         "test": [
             "pytest",
             # References for parity tests: the CPU build of torch 2.13.0 (any other version

@@ -87,8 +87,34 @@ def _process_table(result):
     return "\n".join(lines)
 
 
+def precision_ratios(results):
+    """Markdown tables of each candidate's mixed_bfloat16 / float32 rate, for cases run in
+    both precisions (`--dtype_policies=float32,mixed_bfloat16`)."""
+    by_case = {}
+    for result in results:
+        if result.get("timings") and result.get("dtype_policy") and result["suite"] != "precision":
+            case = result["case"].rsplit(" · ", 1)[0]
+            by_case.setdefault((result["suite"], result["config"], case), {})[
+                result["dtype_policy"]] = result
+    tables = []
+    for (suite, config, case), pair in by_case.items():
+        if set(pair) != {"float32", "mixed_bfloat16"}:
+            continue
+        f32 = {t["name"]: t for t in pair["float32"]["timings"]}
+        bf16 = {t["name"]: t for t in pair["mixed_bfloat16"]["timings"]}
+        lines = [f"**{suite} · {config} · {case}: mixed_bfloat16 vs float32**", "",
+                 "| candidate | float32 | mixed_bfloat16 | bf16 / float32 |", "|---|---|---|---|"]
+        for name, t in f32.items():
+            if name in bf16 and t["unit"] != "GFLOP/s":
+                lines.append(f"| {name} | {_fmt(t['rate'])} {t['unit']} | "
+                             f"{_fmt(bf16[name]['rate'])} {t['unit']} | "
+                             f"{_fmt(bf16[name]['rate'] / t['rate'])}x |")
+        tables.append("\n".join(lines))
+    return tables
+
+
 def report(results):
-    return "\n\n".join(result_table(r) for r in results) + "\n"
+    return "\n\n".join([result_table(r) for r in results] + precision_ratios(results)) + "\n"
 
 
 def plot(results, path):

@@ -41,6 +41,16 @@ flags.DEFINE_bool("op_profile", False, "TFLite suite: also time every operator o
 flags.DEFINE_integer("memory_steps", 1000, "Training steps of the memory suite's long run.")
 flags.DEFINE_integer("threads", 2, "Intra-op threads for TensorFlow and PyTorch.")
 flags.DEFINE_bool("tune_allocator", True, "Re-run with the tuned allocator settings.")
+flags.DEFINE_list(
+    "dtype_policies", ["float32"],
+    "Precisions to run every suite in, one after the other (float32, mixed_bfloat16, auto): "
+    "Keras candidates under the Keras dtype policy, PyTorch under torch.autocast to bf16. With "
+    "two, the report adds each candidate's bf16/float32 ratio. The precision suite always "
+    "runs both.")
+flags.DEFINE_list(
+    "keras_hub_paths", ["float32_xla", "float32", "bf16_xla", "bf16"],
+    "Precision suite: keras-hub's paths to time (each is a trained model in memory; at BERT-base "
+    "all four with keras_bert's four do not fit in 24 GB).")
 flags.DEFINE_bool("torch_compile", False, "Precision suite: also time PyTorch's bf16 autocast "
                   "step through torch.compile (compiles for minutes).")
 
@@ -60,7 +70,9 @@ class Options:
 
     def __init__(self, rounds=5, warmup=1, seq_lengths=(128, 512), batch_size=0,
                  without_xla=False, threads=2, tasks=("sst2", "squad"), data_dir=None,
-                 memory_steps=1000, op_profile=False, torch_compile=False):
+                 memory_steps=1000, op_profile=False, torch_compile=False,
+                 dtype_policies=("float32",),
+                 keras_hub_paths=("float32_xla", "float32", "bf16_xla", "bf16")):
         self.rounds = rounds
         self.warmup = warmup
         self.seq_lengths = [int(s) for s in seq_lengths]
@@ -72,6 +84,9 @@ class Options:
         self.memory_steps = memory_steps
         self.op_profile = op_profile
         self.torch_compile = torch_compile
+        self.keras_hub_paths = list(keras_hub_paths)
+        self.dtype_policies = list(dtype_policies)
+        self.dtype_policy = self.dtype_policies[0]  # the one a suite is running in
 
 
 def set_threads(threads):
@@ -113,18 +128,49 @@ def machine():
     }
 
 
+def resolve_policies(names):
+    """`--dtype_policies` as Keras policy names (`auto` resolved for this machine); a precision
+    the machine has no units for raises `PrecisionError`."""
+    from keras_bert.training.precision import resolve_dtype_policy
+
+    policies = []
+    for name in names:
+        policy = resolve_dtype_policy(name, log=None)
+        if policy not in ("float32", "mixed_bfloat16"):
+            raise ValueError(f"--dtype_policies: {name} is not benchmarked; use float32, "
+                             "mixed_bfloat16 or auto.")
+        if policy not in policies:
+            policies.append(policy)
+    return policies
+
+
 def run_suites(suites, config, options, log=print):
-    """Runs `suites` on `config`; returns the list of result dicts."""
+    """Runs `suites` on `config` in each of `options.dtype_policies`; returns the result dicts
+    (each tagged with its `dtype_policy`)."""
     import importlib
+
+    import keras
 
     unknown = [s for s in suites if s not in SUITES]
     if unknown:
         raise ValueError(f"Unknown suite(s) {unknown}; choose from {list(SUITES)}.")
     set_threads(options.threads)
     results = []
-    for suite in suites:
-        module = importlib.import_module(f"benchmarks.suites.{suite}")
-        results.extend(module.run(config, options, log))
+    for index, policy in enumerate(options.dtype_policies):
+        options.dtype_policy = policy
+        keras.config.set_dtype_policy(policy)
+        try:
+            for suite in suites:
+                if suite == "precision" and index > 0:
+                    continue  # it times both precisions itself
+                module = importlib.import_module(f"benchmarks.suites.{suite}")
+                for result in module.run(config, options, log):
+                    result.setdefault("dtype_policy", policy)
+                    if len(options.dtype_policies) > 1 and suite != "precision":
+                        result["case"] += f" · {policy}"
+                    results.append(result)
+        finally:
+            keras.config.set_dtype_policy("float32")
     return results
 
 
@@ -144,15 +190,23 @@ def main(argv):
     from benchmarks import configs, report
 
     unknown = [s for s in FLAGS.suite if s not in SUITES]
+    set_threads(FLAGS.threads)  # before anything starts TensorFlow (the precision check does)
     try:
         configs.bert_config(FLAGS.config)  # unknown names fail before anything is built
         if unknown:
             raise ValueError(f"Unknown suite(s) {unknown}; choose from {list(SUITES)}.")
+        policies = resolve_policies(FLAGS.dtype_policies)  # PrecisionError is a ValueError
+        from benchmarks.suites.precision import PATHS
+
+        bad_paths = [p for p in FLAGS.keras_hub_paths if p not in PATHS]
+        if bad_paths:
+            raise ValueError(f"--keras_hub_paths: {bad_paths} not among {list(PATHS)}.")
     except ValueError as error:
         sys.exit(f"benchmarks.run: {error}")
     options = Options(FLAGS.rounds, FLAGS.warmup, FLAGS.seq_lengths, FLAGS.batch_size,
                       FLAGS.without_xla, FLAGS.threads, FLAGS.tasks, FLAGS.data_dir,
-                      FLAGS.memory_steps, FLAGS.op_profile, FLAGS.torch_compile)
+                      FLAGS.memory_steps, FLAGS.op_profile, FLAGS.torch_compile, policies,
+                      FLAGS.keras_hub_paths)
     try:
         results = run_suites(FLAGS.suite, FLAGS.config, options)
     except FileNotFoundError as error:  # the finetune suite's data

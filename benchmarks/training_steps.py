@@ -94,8 +94,21 @@ def torch_span_loss(outputs, labels):
     )
 
 
-def torch_train_step(model, forward, loss_fn, learning_rate=1e-4):
-    """`step(inputs, labels) -> loss`: one `torch.optim.AdamW` step of `model` (train mode)."""
+def torch_autocast(dtype_policy):
+    """The context PyTorch runs a candidate in under `dtype_policy`: `torch.autocast` to bf16
+    on the CPU for `mixed_bfloat16` (PyTorch's own mixed precision), else nothing."""
+    import contextlib
+
+    import torch
+
+    if dtype_policy == "mixed_bfloat16":
+        return torch.autocast("cpu", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def torch_train_step(model, forward, loss_fn, learning_rate=1e-4, dtype_policy="float32"):
+    """`step(inputs, labels) -> loss`: one `torch.optim.AdamW` step of `model` (train mode),
+    the forward pass and loss under `torch_autocast(dtype_policy)`."""
     import torch
 
     model.train()
@@ -110,7 +123,8 @@ def torch_train_step(model, forward, loss_fn, learning_rate=1e-4):
         labels = ({k: tensor(v, k) for k, v in labels.items()} if isinstance(labels, dict)
                   else tensor(labels))
         optimizer.zero_grad(set_to_none=True)
-        loss = loss_fn(forward(model, inputs), labels)
+        with torch_autocast(dtype_policy):
+            loss = loss_fn(forward(model, inputs), labels)
         loss.backward()
         optimizer.step()
         return float(loss.detach())

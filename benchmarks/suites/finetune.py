@@ -81,7 +81,8 @@ def run(config_name, options, log=print):
         ours_xla = training_steps.keras_train_step(ours, keras_loss, jit_compile=True)
         ours_graph = training_steps.keras_train_step(ours, keras_loss, jit_compile=False)
         hub_xla = training_steps.keras_train_step(hub, keras_loss, jit_compile=True)
-        hf_step = training_steps.torch_train_step(hf, hf_models.hf_encoder_forward, torch_loss)
+        hf_step = training_steps.torch_train_step(hf, hf_models.hf_encoder_forward, torch_loss,
+                                                  dtype_policy=options.dtype_policy)
         candidates = {
             f"keras_bert, padded to {max_len} (XLA)": epoch(ours_xla, padded),
             f"keras_bert, length-grouped, x{multiple} (XLA)": epoch(ours_xla, grouped),

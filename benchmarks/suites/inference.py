@@ -14,6 +14,7 @@ import numpy as np
 
 from benchmarks import configs, hf_models, models
 from benchmarks.harness import interleaved
+from benchmarks.training_steps import torch_autocast
 
 BATCHES = {"latency": 1, "throughput": 32}
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repo
@@ -88,12 +89,12 @@ def run(config_name, options, log=print):
                     return lambda: {k: v.numpy() for k, v in signature(**exported).items()}
 
                 def hf_call():
-                    with torch.inference_mode():
+                    with torch.inference_mode(), torch_autocast(options.dtype_policy):
                         out = hf(input_ids=torch_feed["token_ids"],
                                  token_type_ids=torch_feed["segment_ids"],
                                  attention_mask=torch_feed["padding_mask"])
-                    return {"start_logits": out.start_logits.numpy(),
-                            "end_logits": out.end_logits.numpy()}
+                    return {"start_logits": out.start_logits.float().numpy(),
+                            "end_logits": out.end_logits.float().numpy()}
 
                 calls = {
                     "keras_bert (tf.function)": keras_call(ours, False),
@@ -104,7 +105,8 @@ def run(config_name, options, log=print):
                     "keras-hub (XLA)": keras_call(hub, True),
                     "HF PyTorch": hf_call,
                 }
-                parity = models.check_same_outputs({name: call() for name, call in calls.items()})
+                parity = models.check_same_outputs({name: call() for name, call in calls.items()},
+                                                   atol=models.PARITY_ATOL[options.dtype_policy])
                 rounds = options.rounds * (6 if mode == "latency" else 1)
                 log(f"inference {config_name} {mode} batch {batch_size} seq {seq_length}")
                 timings = interleaved({n: (c, batch_size) for n, c in calls.items()},

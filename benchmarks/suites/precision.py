@@ -9,7 +9,8 @@ marks what `--dtype_policy=auto` and the per-precision `jit_compile` choose on t
 PyTorch runs eagerly in float32 and under `torch.autocast("cpu", dtype=torch.bfloat16)`, and,
 with `--torch_compile`, the autocast step through `torch.compile`.
 
-The inference case times the same models' forward pass (a `tf.function`, XLA or not; PyTorch
+The train case also times a 2048x2048 matmul in float32 and bf16 on each path, so a step's
+gain can be read against the hardware's. The inference case times the same models' forward pass (a `tf.function`, XLA or not; PyTorch
 under `no_grad`) at the same batch.
 """
 
@@ -17,6 +18,7 @@ import numpy as np
 
 from benchmarks import configs, hf_models, models, training_steps
 from benchmarks.harness import interleaved
+from benchmarks.matmul_rate import bf16_matmul_candidates, is_matmul, matmul_candidates
 
 # Span-head batches: SQuAD-shaped (question + passage), full length.
 BATCH_SIZES = {"tiny": 4, "mini": 32, "minilm": 16, "base": 8}
@@ -39,6 +41,14 @@ def span_batch(vocab_size, batch_size, seq_length, seed=0):
     labels = {"start_logits": start.astype(np.int32),
               "end_logits": (start + rng.integers(0, 8, batch_size)).astype(np.int32)}
     return inputs, labels
+
+
+def _path_name(policy, xla):
+    """`float32_xla`, `float32`, `bf16_xla` or `bf16`: a (precision, compilation) path."""
+    return SHORT[policy] + ("_xla" if xla else "")
+
+
+PATHS = tuple(_path_name(p, x) for p in POLICIES for x in (True, False))
 
 
 def _with_policy(policy, build):
@@ -167,13 +177,18 @@ def run(config_name, options, log=print):
         batch_size = options.batch_size or BATCH_SIZES[config_name]
         inputs, labels = span_batch(config["vocab_size"], batch_size, seq_length)
         log(f"precision {config_name} seq {seq_length}, batch {batch_size}: building models")
-        ours, hub = {}, {}
-        ours["float32"], hub["float32"] = _keras_models(config, "float32")
-        ours["mixed_bfloat16"], hub["mixed_bfloat16"] = _keras_models(
-            config, "mixed_bfloat16", weights_from=ours["float32"])
-        hf = hf_models.hf_model(config, "BertForQuestionAnswering", weights_from=ours["float32"])
-        parity = _float32_parity(ours["float32"], hub["float32"], hf, inputs)
-        agreement = _bf16_agreement(ours, inputs)
+        # One model pair per (precision, XLA): a Keras model holds one compiled train function.
+        # All hold the weights of the first (float32) pair; HF gets them too.
+        pairs = {("float32", True): _keras_models(config, "float32")}
+        source = pairs[("float32", True)][0]
+        hf = hf_models.hf_model(config, "BertForQuestionAnswering", weights_from=source)
+        parity = _float32_parity(*pairs[("float32", True)], hf, inputs)
+        for policy in POLICIES:
+            for xla in (True, False):
+                if (policy, xla) not in pairs:
+                    pairs[(policy, xla)] = _keras_models(config, policy, weights_from=source)
+        agreement = _bf16_agreement(
+            {p: pairs[(p, False)][0] for p in POLICIES}, inputs)
 
         def label(library, policy, xla):
             name = f"{library} {SHORT[policy]} {'XLA' if xla else 'no XLA'}"
@@ -184,16 +199,21 @@ def run(config_name, options, log=print):
             return name
 
         train, infer = {}, {}
-        for policy in POLICIES:
-            for xla in (True, False):
-                for library, model in (("keras_bert", ours[policy]), ("keras-hub", hub[policy])):
-                    train[label(library, policy, xla)] = (
-                        _compiled_step(model, xla, inputs, labels), batch_size)
-                    infer[label(library, policy, xla)] = (_forward(model, xla, inputs), batch_size)
+        for (policy, xla), (ours, hub) in pairs.items():
+            for library, model in (("keras_bert", ours), ("keras-hub", hub)):
+                if library == "keras-hub" and _path_name(policy, xla) not in options.keras_hub_paths:
+                    continue
+                train[label(library, policy, xla)] = (
+                    _compiled_step(model, xla, inputs, labels), batch_size)
+                infer[label(library, policy, xla)] = (_forward(model, xla, inputs), batch_size)
+            del hub  # unused keras-hub copies are freed (BERT-base: 8 trained models are 20 GB)
+        pairs = None
         torch_train, torch_infer = _torch_candidates(
             hf, inputs, labels, batch_size, options.torch_compile)
         train.update(torch_train)
         infer.update(torch_infer)
+        train.update(matmul_candidates())
+        train.update(bf16_matmul_candidates())
         reference = label("keras_bert", "float32", True)
         notes = {
             "CPU": f"{machine['cpu']}; bf16 units: {', '.join(machine['bf16_units']) or 'none'}; "
@@ -204,8 +224,8 @@ def run(config_name, options, log=print):
         }
         for case, candidates in (("train step", train), ("inference", infer)):
             timings = interleaved(candidates, rounds=options.rounds, warmup=options.warmup, log=log)
-            for timing in timings.values():
-                timing.unit = "examples/s"
+            for name, timing in timings.items():
+                timing.unit = "GFLOP/s" if is_matmul(name) else "examples/s"
             results.append({
                 "suite": "precision",
                 "config": config_name,

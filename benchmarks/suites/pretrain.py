@@ -36,7 +36,8 @@ def run(config_name, options, log=print):
         ours = models.our_pretrainer(config)
         hub = models.KerasHubPretrainer(config, weights_from=ours)
         hf = hf_models.hf_model(config, weights_from=ours)
-        parity = models.check_same_outputs(models.pretraining_outputs(ours, hub, hf, batch))
+        parity = models.check_same_outputs(models.pretraining_outputs(ours, hub, hf, batch),
+                                           atol=models.PARITY_ATOL[options.dtype_policy])
         def keras_step(model, jit_compile):
             step = training_steps.keras_train_step(
                 model, training_steps.keras_pretraining_loss, jit_compile
@@ -44,7 +45,8 @@ def run(config_name, options, log=print):
             return lambda: step(batch, labels), batch_size
 
         hf_step = training_steps.torch_train_step(
-            hf, hf_models.hf_forward, training_steps.torch_pretraining_loss
+            hf, hf_models.hf_forward, training_steps.torch_pretraining_loss,
+            dtype_policy=options.dtype_policy,
         )
         candidates = {
             "keras_bert (XLA)": keras_step(ours, True),

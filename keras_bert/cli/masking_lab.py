@@ -175,7 +175,7 @@ class Lab:
             f"--learning_rate={FLAGS.learning_rate}",
             f"--save_checkpoints_steps={max(FLAGS.num_train_steps // 4, 1)}",
             "--iterations_per_loop=20",
-            "--jit_compile",
+            # --dtype_policy and --jit_compile: run_pretraining's per-machine defaults.
             f"--random_seed={seed}",
             f"--objective={variant.objective}",
             "--nsp_loss_weight=0",

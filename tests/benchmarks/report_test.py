@@ -33,3 +33,15 @@ def test_process_tables_and_memory_slope():
     assert "| ours | 100 | 101 | 102 | 0.500 | 0.200 |" in text
     flat_then_growing = [(0, 100.0), (250, 120.0), (500, 130.0), (750, 130.5), (1000, 131.0)]
     assert abs(slope_mb_per_1000_steps(flat_then_growing) - 2.0) < 1e-9  # second half only
+
+
+def test_runs_in_both_precisions_get_a_bf16_over_float32_table():
+    f32 = _result(case="seq 128 · float32", dtype_policy="float32")
+    bf16 = _result(case="seq 128 · mixed_bfloat16", dtype_policy="mixed_bfloat16")
+    bf16["timings"][0]["rate"] = 30.0  # ours: 20 -> 30 seq/s
+    text = report([f32, bf16])
+    assert "**pretrain · mini · seq 128: mixed_bfloat16 vs float32**" in text
+    assert "| ours | 20.0 seq/s | 30.0 seq/s | 1.50x |" in text
+    assert "| peer | 10.0 seq/s | 10.0 seq/s | 1.00x |" in text
+    # One precision only: no ratio table.
+    assert "vs float32" not in report([f32])

@@ -42,11 +42,40 @@ def test_every_suite_runs_on_the_tiny_config(tmp_path):
     assert (tmp_path / "bench.png").exists() and (tmp_path / "bench_rss.png").exists()
 
 
+@pytest.mark.large
+def test_suites_run_in_both_precisions_and_report_the_ratio(tmp_path):
+    out = tmp_path / "bench.json"
+    command = [
+        sys.executable, "-m", "benchmarks.run", "--config=tiny", "--rounds=1", "--notune_allocator",
+        "--suite=pretrain,finetune", "--tasks=sst2", "--seq_lengths=32",
+        "--dtype_policies=float32,mixed_bfloat16", f"--data_dir={shared_data_dir()}",
+        f"--json={out}",
+    ]
+    completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
+                               env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2",
+                                        KERAS_BERT_CPU_FLAGS="avx512_bf16"))
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "**pretrain · tiny · seq 32, batch 16: mixed_bfloat16 vs float32**" in completed.stdout
+    assert "| HF PyTorch |" in completed.stdout.split("mixed_bfloat16 vs float32")[1]
+    data = json.loads(out.read_text())
+    assert [(r["suite"], r["dtype_policy"]) for r in data["results"]] == [
+        ("pretrain", "float32"), ("finetune", "float32"),
+        ("pretrain", "mixed_bfloat16"), ("finetune", "mixed_bfloat16")]
+    assert data["machine"]["bf16_units"] == ["avx512_bf16"]
+    assert data["machine"]["default_dtype_policy"] == "mixed_bfloat16"
+    bf16_parity = data["results"][2]["parity_max_abs_diff"]
+    assert 0 < max(bf16_parity.values()) < 0.25  # bf16 rounding, not another model
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
         (["--config=huge"], "Unknown benchmark config 'huge'; choose one of"),
         (["--suite=speed"], "Unknown suite(s) ['speed']; choose from"),
+        # A CPU without bf16 units (simulated): bf16 is refused, not emulated.
+        (["--dtype_policies=float32,mixed_bfloat16"],
+         "dtype policy mixed_bfloat16 cannot run here: this CPU"),
+        (["--dtype_policies=mixed_float16"], "mixed_float16 cannot run here"),
         (["--suite=finetune", "--config=tiny", "--data_dir=/nonexistent"],
          "/nonexistent/glue/SST-2/train.tsv.gz not found"),
     ],
@@ -54,7 +83,8 @@ def test_every_suite_runs_on_the_tiny_config(tmp_path):
 def test_bad_arguments_are_named(args, message):
     completed = subprocess.run(
         [sys.executable, "-m", "benchmarks.run", "--notune_allocator", *args], cwd=ROOT,
-        capture_output=True, text=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+        capture_output=True, text=True,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", KERAS_BERT_CPU_FLAGS="avx2"),
     )
     assert completed.returncode == 1
     assert message in completed.stderr
