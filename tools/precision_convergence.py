@@ -96,9 +96,42 @@ def _run(task, seed, policy):
         return json.load(f)
 
 
+METRICS = {"sst2": ["accuracy"], "squad": ["exact_match", "f1"]}
+
+
+def _paired_differences(runs, seeds):
+    """Per task and metric: the second policy's score minus the first's, per seed with both."""
+    base, other = FLAGS.policies[0], FLAGS.policies[1]
+    differences = {}
+    for task in FLAGS.tasks:
+        for metric in METRICS[task]:
+            by = {(r["seed"], r["policy"]): r[metric] for r in runs if r["task"] == task}
+            pairs = [int(s) for s in seeds[task] if (int(s), base) in by and (int(s), other) in by]
+            if not pairs:
+                continue
+            scale = 100.0 if task == "sst2" else 1.0  # accuracy is a fraction, EM/F1 are points
+            diffs = [scale * (by[(s, other)] - by[(s, base)]) for s in pairs]
+            differences[f"{task}/{metric}"] = {
+                "seeds": pairs,
+                f"{other} - {base}, points, per seed": [round(d, 3) for d in diffs],
+                "mean": round(sum(diffs) / len(diffs), 3),
+            }
+    return differences
+
+
+def _write(summary):
+    """The summary so far, to --json (rewritten after every run: an interrupted study keeps
+    what it finished)."""
+    if not FLAGS.json:
+        return
+    os.makedirs(os.path.dirname(os.path.abspath(FLAGS.json)), exist_ok=True)
+    with open(FLAGS.json + ".tmp", "w") as f:
+        json.dump(summary, f, indent=1)
+    os.replace(FLAGS.json + ".tmp", FLAGS.json)
+
+
 def main(argv):
     del argv
-    metrics = {"sst2": ["accuracy"], "squad": ["exact_match", "f1"]}
     seeds = {"sst2": FLAGS.sst2_seeds, "squad": FLAGS.squad_seeds}
     summary = {"command": "python tools/precision_convergence.py " + " ".join(sys.argv[1:]),
                "runs": [], "paired_differences": {}}
@@ -107,24 +140,13 @@ def main(argv):
             for policy in FLAGS.policies:
                 scores = _run(task, int(seed), policy)
                 row = {"task": task, "seed": int(seed), "policy": policy,
-                       **{m: scores[m] for m in metrics[task]}}
+                       **{m: scores[m] for m in METRICS[task]}}
                 summary["runs"].append(row)
+                summary["paired_differences"] = _paired_differences(summary["runs"], seeds)
+                _write(summary)
                 print(json.dumps(row), flush=True)
-        for metric in metrics[task]:
-            by = {(r["seed"], r["policy"]): r[metric] for r in summary["runs"] if r["task"] == task}
-            base, other = FLAGS.policies[0], FLAGS.policies[1]
-            diffs = [by[(int(s), other)] - by[(int(s), base)] for s in seeds[task]]
-            scale = 100.0 if task == "sst2" else 1.0  # accuracy is a fraction, EM/F1 are points
-            summary["paired_differences"][f"{task}/{metric}"] = {
-                f"{other} - {base}, points, per seed": [round(scale * d, 3) for d in diffs],
-                "mean": round(scale * sum(diffs) / len(diffs), 3),
-            }
     print(json.dumps(summary["paired_differences"], indent=1))
     if FLAGS.json:
-        os.makedirs(os.path.dirname(os.path.abspath(FLAGS.json)), exist_ok=True)
-        with open(FLAGS.json + ".tmp", "w") as f:
-            json.dump(summary, f, indent=1)
-        os.replace(FLAGS.json + ".tmp", FLAGS.json)
         print("Wrote", FLAGS.json)
 
 

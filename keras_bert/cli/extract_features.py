@@ -25,6 +25,7 @@ from keras_bert.cli import precision_flags
 FLAGS = flags.FLAGS
 
 finetuning_flags.define_model_flags()
+precision_flags.define_flags()
 
 flags.DEFINE_string("input_file", None, "Text file: `text` or `text_a ||| text_b` per line.")
 flags.DEFINE_string("output_file", None, "Where to write: .jsonl / .json (google's) or .npz.")

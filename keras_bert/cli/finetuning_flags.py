@@ -31,12 +31,12 @@ def define_model_flags():
     )
     flags.DEFINE_bool("do_lower_case", True, "Lower-case input (uncased checkpoints).")
     flags.DEFINE_integer("max_seq_length", 128, "Tokens per input, after WordPiece.")
-    precision_flags.define_flags()
 
 
 def define_flags():
-    """Model flags plus the training and evaluation flags of the fine-tuning tools."""
+    """Model flags plus the training, evaluation and precision flags of the fine-tuning tools."""
     define_model_flags()
+    precision_flags.define_flags()
     flags.DEFINE_string("output_dir", None, "Checkpoints, best model, predictions, eval_results.json.")
     flags.DEFINE_bool("do_train", False, "Fine-tune (resuming from --output_dir if it has checkpoints).")
     flags.DEFINE_integer("train_batch_size", 32, "Global training batch size.")

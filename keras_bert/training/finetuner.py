@@ -95,7 +95,10 @@ class Finetuner:
         if latest is None:
             return 0
         if not self.model.optimizer.built:
-            self.model.optimizer.build(self.model.trainable_variables)
+            # Optimizer slots live where the model's variables do: under the strategy the model
+            # was built in (the CLIs' one_device / mirrored / tpu), which is not in scope here.
+            with self.model.distribute_strategy.scope():
+                self.model.optimizer.build(self.model.trainable_variables)
         self.checkpoint.restore(latest).assert_existing_objects_matched()
         return self.step
 

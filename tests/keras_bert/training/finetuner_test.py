@@ -114,3 +114,21 @@ def test_evaluations_fall_on_exact_multiples_inside_loops(tmp_path):
     assert sorted(p.name for p in (tmp_path / "checkpoints").glob("*.index")) == [
         "ckpt-6.index", "ckpt-7.index"
     ]
+
+
+@pytest.mark.large
+def test_a_run_built_under_a_strategy_resumes(tmp_path):
+    # The CLIs build and compile under `strategy.scope()`; restoring must create the optimizer's
+    # slots under that strategy too (it raised "Need to be inside strategy.scope()" before).
+    strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+    with strategy.scope():
+        first = classifier()
+    with pytest.raises(KeyboardInterrupt):
+        Finetuner(first, str(tmp_path / "s"), STEPS, PER_LOOP).fit(
+            dataset(), verbose=0, callbacks=[Interrupt()])
+    with strategy.scope():
+        resumed = classifier()
+    finetuner = Finetuner(resumed, str(tmp_path / "s"), STEPS, PER_LOOP)
+    assert finetuner.restore() == 4
+    finetuner.fit(dataset(), verbose=0)
+    assert finetuner.step == STEPS
