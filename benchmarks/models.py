@@ -70,13 +70,16 @@ class KerasHubPretrainer(keras.Model):
         super().__init__(**kwargs)
         self.backbone = (encoder_to_keras_hub(weights_from.encoder) if weights_from is not None
                          else keras_hub_backbone(config))
+        # The heads in float32, as keras_bert's logits are (and as Keras's mixed precision guide
+        # has it); keras-hub's MaskedLMHead under a mixed policy fails to add its float32 bias.
         self.mlm_head = keras_hub.layers.MaskedLMHead(
             vocabulary_size=config["vocab_size"],
             token_embedding=self.backbone.token_embedding,
             intermediate_activation=_tanh_gelu,
             layer_norm_epsilon=1e-12,
+            dtype="float32",
         )
-        self.nsp_head = keras.layers.Dense(2)
+        self.nsp_head = keras.layers.Dense(2, dtype="float32")
         hidden = config["hidden_size"]
         self.mlm_head.build((None, None, hidden), mask_positions_shape=(None, None))
         self.nsp_head.build((None, hidden))

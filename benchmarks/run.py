@@ -93,8 +93,11 @@ def set_threads(threads):
     import tensorflow as tf
     import torch
 
-    tf.config.threading.set_intra_op_parallelism_threads(threads)
-    tf.config.threading.set_inter_op_parallelism_threads(1)
+    try:
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(1)
+    except RuntimeError:  # TensorFlow already started (suites run inside another program)
+        pass
     torch.set_num_threads(threads)
 
 
