@@ -206,7 +206,8 @@ def run(config_name, options, log=print):
                 train[label(library, policy, xla)] = (
                     _compiled_step(model, xla, inputs, labels), batch_size)
                 infer[label(library, policy, xla)] = (_forward(model, xla, inputs), batch_size)
-            del hub  # unused keras-hub copies are freed (BERT-base: 8 trained models are 20 GB)
+        # Only the candidates hold models now: keras-hub copies left out of --keras_hub_paths
+        # are freed (at BERT-base, eight trained models do not fit in 24 GiB).
         pairs = None
         torch_train, torch_infer = _torch_candidates(
             hf, inputs, labels, batch_size, options.torch_compile)

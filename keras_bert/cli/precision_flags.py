@@ -29,15 +29,20 @@ def apply():
 
     Returns `(policy, jit_compile)`: the policy name in force and whether to XLA-compile.
     """
+    import keras
+
     from keras_bert.training.precision import PrecisionError
     from keras_bert.training.precision import default_jit_compile
-    from keras_bert.training.precision import set_dtype_policy
+    from keras_bert.training.precision import describe_machine
+    from keras_bert.training.precision import resolve_dtype_policy
 
+    machine = describe_machine()
     try:
-        policy = set_dtype_policy(FLAGS.dtype_policy)
+        policy = resolve_dtype_policy(FLAGS.dtype_policy, machine)
     except PrecisionError as e:
         raise app.UsageError(f"--dtype_policy: {e}") from None
+    keras.config.set_dtype_policy(policy)
     jit_compile = FLAGS.jit_compile
     if jit_compile is None:
-        jit_compile = default_jit_compile(policy)
+        jit_compile = default_jit_compile(policy, machine)
     return policy, jit_compile
