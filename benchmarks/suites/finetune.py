@@ -91,7 +91,8 @@ def run(config_name, options, log=print):
             "HF PyTorch, dynamic padding": epoch(hf_step, dynamic),
             f"HF PyTorch, padded to {max_len}": epoch(hf_step, padded),
         }
-        timings = interleaved(candidates, rounds=options.rounds, warmup=1, log=log)
+        timings = interleaved(candidates, rounds=options.rounds, warmup=1, log=log,
+                              settle_s=options.settle_s)
         for timing in timings.values():
             timing.unit = "examples/s"
         padded_tokens = len(padded) * batch_size * max_len

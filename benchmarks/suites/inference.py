@@ -110,7 +110,8 @@ def run(config_name, options, log=print):
                 rounds = options.rounds * (6 if mode == "latency" else 1)
                 log(f"inference {config_name} {mode} batch {batch_size} seq {seq_length}")
                 timings = interleaved({n: (c, batch_size) for n, c in calls.items()},
-                                      rounds=rounds, warmup=options.warmup + 1, log=lambda *a: None)
+                                      rounds=rounds, warmup=options.warmup + 1, log=lambda *a: None,
+                                      settle_s=options.settle_s)
                 for timing in timings.values():
                     timing.unit = "seq/s"
                 results.append(

@@ -224,7 +224,8 @@ def run(config_name, options, log=print):
             "bf16 vs float32 start/end logits, max |diff|": f"{agreement:.3g}",
         }
         for case, candidates in (("train step", train), ("inference", infer)):
-            timings = interleaved(candidates, rounds=options.rounds, warmup=options.warmup, log=log)
+            timings = interleaved(candidates, rounds=options.rounds, warmup=options.warmup, log=log,
+                                  settle_s=options.settle_s)
             for name, timing in timings.items():
                 timing.unit = "GFLOP/s" if is_matmul(name) else "examples/s"
             results.append({

@@ -57,7 +57,8 @@ def run(config_name, options, log=print):
             candidates["keras_bert (no XLA)"] = keras_step(ours, False)
             candidates["keras-hub (no XLA)"] = keras_step(hub, False)
         candidates.update(matmul_candidates())
-        timings = interleaved(candidates, rounds=options.rounds, warmup=options.warmup, log=log)
+        timings = interleaved(candidates, rounds=options.rounds, warmup=options.warmup, log=log,
+                              settle_s=options.settle_s)
         step_flops = configs.pretraining_step_flops(config, seq_length, predictions, batch_size)
         for name, timing in timings.items():
             if is_matmul(name):

