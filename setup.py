@@ -1,4 +1,4 @@
-"""keras_bert: exact BERT for TensorFlow / Keras 3. The single dependency list."""
+"""keras_bert: exact BERT for Keras 3 (TensorFlow, JAX, PyTorch). The single dependency list."""
 
 import pathlib
 
@@ -20,32 +20,42 @@ setuptools.setup(
     include_package_data=True,
     package_data={"keras_bert": ["assets/*"]},
     exclude_package_data={"": ["BUILD"]},
+    # The core: models, layers, weight import, the reference tokenizer, numpy packing, SQuAD
+    # scoring and `fit` on any Keras backend (JAX, PyTorch or TensorFlow). `make demo` and
+    # `make test` install the `tf` extra as well.
     install_requires=[
-        "tensorflow>=2.21,<2.22",
-        "tensorflow-text>=2.21,<2.22",
         "keras>=3.10,<4",
-        "keras-hub>=0.32",
-        "tensorflow-model-optimization>=0.8",
-        # tensorflow-model-optimization pins absl-py~=1.2: do not ask for absl-py 2.
+        # tensorflow-model-optimization (the tf extra) pins absl-py~=1.2: do not ask for absl-py 2.
         "absl-py>=1.4,<2",
         "numpy",
         "safetensors",
         "tqdm",
-        # TensorBoard summaries of training runs (tf.summary needs it installed).
-        "tensorboard",
         # Training-curve plots in docs/ and reports.
         "matplotlib",
     ],
     extras_require={
+        # TensorFlow and what builds on it: the in-graph tokenizer (tensorflow-text), tf.data and
+        # TFRecord pipelines, tf.distribute, TF1 checkpoints, SavedModel/TFLite export, QAT, and
+        # keras-hub (which requires tensorflow-text).
+        "tf": [
+            "tensorflow>=2.21,<2.22",
+            "tensorflow-text>=2.21,<2.22",
+            "keras-hub>=0.32",
+            "tensorflow-model-optimization>=0.8",
+            # TensorBoard summaries of training runs (tf.summary needs it installed).
+            "tensorboard",
+        ],
         # The TFLite interpreter, TF Serving's request protos (warmup records), and the
         # flatbuffers builder for TFLite metadata.
         "export": ["ai-edge-litert>=2.3", "tensorflow-serving-api>=2.21,<2.22", "flatbuffers"],
         # tools/profile_train_step.py: op statistics from TensorFlow's profiler traces.
         "profile": ["xprof"],
+        # The core tests without TensorFlow (make test-core): references for parity (the CPU
+        # build of torch 2.13.0, any other version pulls CUDA packages; HF transformers) and
+        # the JAX backend.
+        "test-core": ["pytest", "torch==2.13.0", "transformers", "jax"],
         "test": [
             "pytest",
-            # References for parity tests: the CPU build of torch 2.13.0 (any other version
-            # pulls CUDA packages), HF transformers, and JAX for the backend-portability step.
             "torch==2.13.0",
             "transformers",
             "jax",

@@ -8,7 +8,6 @@ from keras_bert import metrics
 from keras_bert import training
 from keras_bert.checkpoints import encoder_from_hf_checkpoint
 from keras_bert.checkpoints import encoder_from_keras_hub
-from keras_bert.checkpoints import encoder_from_tf1_checkpoint
 from keras_bert.models.bert_classifier import BertClassifier
 from keras_bert.models.bert_config import BertConfig
 from keras_bert.models.bert_encoder import BertEncoder
@@ -16,12 +15,18 @@ from keras_bert.models.bert_feature_extractor import BertFeatureExtractor
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 from keras_bert.models.bert_token_classifier import BertTokenClassifier
-from keras_bert.tokenization.bert_preprocessor import BertPreprocessor
-from keras_bert.tokenization.bert_tokenizer import BertTokenizer
-from keras_bert.tokenization.packer import BertPacker
+from keras_bert.tensorflow_extra import export_tensorflow_symbols
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 from keras_bert.tokenization.vocab import load_vocabulary
 from keras_bert.tokenization.vocab import special_token_ids
 from keras_bert.tokenization.vocab import write_vocabulary
-from keras_bert.tokenization.vocab_learning import learn_vocabulary
 from keras_bert.version import __version__
+
+# TensorFlow-only: imported now where TensorFlow is installed, else a one-line install hint on use.
+export_tensorflow_symbols(globals(), {
+    "encoder_from_tf1_checkpoint": "keras_bert.checkpoints.tf1_checkpoint",
+    "BertPreprocessor": "keras_bert.tokenization.bert_preprocessor",
+    "BertTokenizer": "keras_bert.tokenization.bert_tokenizer",
+    "BertPacker": "keras_bert.tokenization.packer",
+    "learn_vocabulary": "keras_bert.tokenization.vocab_learning",
+})

@@ -1,8 +1,15 @@
 """Pytest markers and switches: `large` and `extra_large` tiers, the `jax` backend step."""
 
+import importlib.util
 import os
+import pathlib
 
 import pytest
+
+# The core environment (make test-core): Keras with JAX or PyTorch and no TensorFlow. There only
+# the test modules holding `backend_portable` tests are collected; the rest run in the
+# TensorFlow environment.
+HAS_TENSORFLOW = importlib.util.find_spec("tensorflow") is not None
 
 
 def pytest_addoption(parser):
@@ -16,7 +23,8 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "large: slow (export, multi-step training); CI runs them.")
     config.addinivalue_line("markers", "extra_large: needs big local artifacts; off by default.")
     config.addinivalue_line(
-        "markers", "backend_portable: model tests that must also pass on KERAS_BACKEND=jax."
+        "markers",
+        "backend_portable: core tests that must also pass on JAX and PyTorch, without TensorFlow.",
     )
 
 
@@ -33,3 +41,12 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(
                 pytest.mark.skip(reason=f"TensorFlow-only test; KERAS_BACKEND={backend}")
             )
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Without TensorFlow, test modules with no `backend_portable` test are not imported."""
+    if HAS_TENSORFLOW or collection_path.suffix != ".py":
+        return None
+    if not collection_path.name.endswith("_test.py"):
+        return None
+    return "backend_portable" not in pathlib.Path(collection_path).read_text()

@@ -15,17 +15,20 @@ ALLOWED = {
     "keras_bert/models": {"keras", "numpy", "keras_bert.api_export", "keras_bert.layers", "keras_bert.models"},
     "keras_bert/tokenization": {
         "keras", "keras_hub", "numpy", "tensorflow", "tensorflow_text", "keras_bert.api_export",
-        "keras_bert.tokenization",
+        "keras_bert.tensorflow_extra", "keras_bert.tokenization",
     },
     "keras_bert/checkpoints": {
         "numpy", "safetensors", "tensorflow", "keras_hub", "keras_bert.checkpoints", "keras_bert.models",
+        "keras_bert.tensorflow_extra",
     },
     "keras_bert/data": {
         "numpy", "tensorflow", "keras", "keras_bert.api_export", "keras_bert.data",
+        "keras_bert.tensorflow_extra",
         "keras_bert.tokenization",
     },
     "keras_bert/training": {
         "keras", "numpy", "tensorflow", "keras_bert.api_export", "keras_bert.training",
+        "keras_bert.tensorflow_extra",
         "keras_bert.models", "keras_bert.layers", "keras_bert.data", "keras_bert.checkpoints",
     },
     # Metrics are pure Python / NumPy with the official definitions: no framework at all.

@@ -3,10 +3,8 @@
 import json
 import os
 
-import tensorflow as tf
-
 from keras_bert.checkpoints.hf_checkpoint import load_hf_checkpoint
-from keras_bert.checkpoints.tf1_checkpoint import load_tf1_checkpoint
+from keras_bert.tensorflow_extra import import_tensorflow
 
 
 def _is_hf_dir(path):
@@ -57,6 +55,10 @@ def load_init_checkpoint(model, path, require_heads=False):
     if _is_hf_dir(path):
         report = _check_heads(load_hf_checkpoint(model, path), path, require_heads)
         return f"HF checkpoint {path}: {len(report.loaded)} tensors"
+    # Everything else is a TensorFlow checkpoint (an HF directory needs no TensorFlow).
+    tf = import_tensorflow(f"Reading the TensorFlow checkpoint {path}")
+    from keras_bert.checkpoints.tf1_checkpoint import load_tf1_checkpoint
+
     prefix = tf.train.latest_checkpoint(path) if os.path.isdir(path) else path
     if prefix is None or not tf.io.gfile.exists(prefix + ".index"):
         if os.path.isdir(path):

@@ -9,6 +9,7 @@ from keras_bert.layers.bert_embeddings import BertEmbeddings
 from keras_bert.layers.pooler import Pooler
 from keras_bert.layers.transformer_encoder import TransformerEncoder
 from keras_bert.models.bert_config import BertConfig
+from keras_bert.models.functional_subclass import FunctionalSubclass
 
 # The encoder's input names, in the order export signatures list them.
 ENCODER_INPUTS = ("token_ids", "segment_ids", "padding_mask")
@@ -22,7 +23,7 @@ def encoder_inputs():
 
 
 @keras_bert_export("keras_bert.BertEncoder")
-class BertEncoder(keras.Model):
+class BertEncoder(FunctionalSubclass):
     """The BERT encoder: embeddings, `num_hidden_layers` post-LN Transformer blocks, pooler.
 
     The constructor takes the `bert_config.json` keys (see `BertConfig`); build one from a

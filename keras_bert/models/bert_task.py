@@ -2,6 +2,8 @@
 
 import keras
 
+from keras_bert.models.functional_subclass import FunctionalSubclass
+
 
 def head_dtype_policy(encoder):
     """The dtype policy of a task head on `encoder`: its weights' dtype (float32 under a mixed
@@ -10,7 +12,7 @@ def head_dtype_policy(encoder):
     return keras.DTypePolicy(encoder.dtype_policy.variable_dtype)
 
 
-class BertTask(keras.Model):
+class BertTask(FunctionalSubclass):
     """Base class for `BertEncoder` + head models (classifier, QA, NER, pretrainer).
 
     Holds the `encoder`, and gives every task the same serialization: `get_config` returns the

@@ -1,11 +1,16 @@
 """keras_bert.training: optimizers, schedules, losses, tf.distribute strategies and training loops."""
 
-from keras_bert.training.distribute import get_distribution_strategy
-from keras_bert.training.finetuner import Finetuner
+from keras_bert.tensorflow_extra import export_tensorflow_symbols
 from keras_bert.training.optimizer import create_optimizer
 from keras_bert.training.precision import default_jit_compile
 from keras_bert.training.precision import describe_machine
 from keras_bert.training.precision import resolve_dtype_policy
 from keras_bert.training.precision import set_dtype_policy
-from keras_bert.training.pretraining_trainer import PretrainingTrainer
 from keras_bert.training.warmup_linear_decay import WarmupLinearDecay
+
+# TensorFlow-only: imported now where TensorFlow is installed, else a one-line install hint on use.
+export_tensorflow_symbols(globals(), {
+    "get_distribution_strategy": "keras_bert.training.distribute",
+    "Finetuner": "keras_bert.training.finetuner",
+    "PretrainingTrainer": "keras_bert.training.pretraining_trainer",
+})

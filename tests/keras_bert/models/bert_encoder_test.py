@@ -8,7 +8,7 @@ from keras_bert.checkpoints.weight_map import collect_weights
 from keras_bert.models.bert_config import BertConfig
 from keras_bert.models.bert_encoder import BertEncoder
 from tests.reference import numpy_bert
-from tests.test_case import TINY, TestCase, randomize_weights, tiny_inputs
+from tests.test_case import TINY, TestCase, randomize_weights, tiny_inputs, to_numpy
 
 
 class BertEncoderTest(TestCase):
@@ -130,8 +130,8 @@ class AttentionPatternTest(TestCase):
         inputs = tiny_inputs(seed=5, lengths=(7, 7, 7))
         other = dict(inputs, token_ids=inputs["token_ids"].copy())
         other["token_ids"][:, changed_at] = (other["token_ids"][:, changed_at] % 22) + 1
-        a = np.asarray(encoder(inputs)["sequence_output"])
-        b = np.asarray(encoder(other)["sequence_output"])
+        a = to_numpy(encoder(inputs)["sequence_output"])
+        b = to_numpy(encoder(other)["sequence_output"])
         return np.abs(a - b).max(axis=(0, 2)) > 1e-6  # [S]
 
     @pytest.mark.backend_portable

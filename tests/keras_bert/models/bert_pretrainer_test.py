@@ -3,7 +3,6 @@
 import keras
 import numpy as np
 import pytest
-import tensorflow as tf
 
 from keras_bert.checkpoints.weight_map import collect_weights
 from keras_bert.models.bert_encoder import BertEncoder
@@ -79,6 +78,8 @@ class BertPretrainerTest(TestCase):
         self.run_model_saving_test(pretrainer, pretraining_inputs())
 
     def test_checkpoint_items_warm_start_an_encoder(self):
+        import tensorflow as tf
+
         pretrainer = self.make_pretrainer()
         self.assertEqual(set(pretrainer.checkpoint_items), {"encoder", "masked_lm", "next_sentence"})
         path = tf.train.Checkpoint(**pretrainer.checkpoint_items).write(self.get_temp_dir())

@@ -1,0 +1,62 @@
+"""TensorFlow is optional: the core (models, layers, weight import, the reference tokenizer, numpy
+packing, SQuAD scoring, `fit` on any Keras backend) runs without it; the in-graph tokenizer,
+tf.data/TFRecord pipelines, tf.distribute, TF1 checkpoints and export need it.
+
+`pip install keras-bert[tf]` installs TensorFlow and tensorflow-text (`make demo` and `make
+test` do); `pip install keras-bert` plus one Keras backend (jax or torch) is the core.
+"""
+
+import importlib
+import importlib.util
+
+INSTALL_HINT = "pip install 'keras-bert[tf]' (TensorFlow and tensorflow-text)"
+# Top-level modules the TensorFlow-only parts import.
+TENSORFLOW_MODULES = ("tensorflow", "tensorflow_text", "keras_hub", "tensorflow_model_optimization")
+
+
+def has_tensorflow():
+    """Whether TensorFlow is installed (not whether it is imported: this imports nothing)."""
+    return importlib.util.find_spec("tensorflow") is not None
+
+
+def missing_tensorflow(what, error):
+    """The one-line `ImportError` for `what` (a feature) when `error` is a missing TF module."""
+    return ImportError(
+        f"{what} needs {error.name}, which is not installed: {INSTALL_HINT}. The TensorFlow-free "
+        "core (models, weight import, ReferenceTokenizer, numpy packing, fit on JAX or PyTorch) "
+        "works without it."
+    )
+
+
+def import_tensorflow(what):
+    """`import tensorflow` for `what`, with the install hint when it is missing."""
+    try:
+        return importlib.import_module("tensorflow")
+    except ModuleNotFoundError as error:
+        raise missing_tensorflow(what, error) from None
+
+
+def export_tensorflow_symbols(namespace, symbols):
+    """Makes `symbols` (`{name: module}`) attributes of the package whose globals are `namespace`.
+
+    With TensorFlow installed they are imported now, as they always were (so every Keras class is
+    registered for `.keras` loading and a TensorFlow user sees no change). Without it, the
+    package imports without them, and using one raises `missing_tensorflow`'s one-line error.
+    """
+    if has_tensorflow():
+        for name, module in symbols.items():
+            namespace[name] = getattr(importlib.import_module(module), name)
+        return
+
+    def __getattr__(name):
+        if name not in symbols:
+            raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
+        try:
+            module = importlib.import_module(symbols[name])
+        except ModuleNotFoundError as error:
+            if error.name and error.name.split(".")[0] in TENSORFLOW_MODULES:
+                raise missing_tensorflow(f"{namespace['__name__']}.{name}", error) from None
+            raise
+        return getattr(module, name)
+
+    namespace["__getattr__"] = __getattr__

@@ -1,0 +1,96 @@
+"""TensorFlow is optional: `import keras_bert` without it, and a one-line install hint for the
+parts that need it. The core-environment checks run where TensorFlow is not installed
+(make test-core); the others run everywhere."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from keras_bert import tensorflow_extra
+from tests.conftest import HAS_TENSORFLOW
+
+pytestmark = pytest.mark.backend_portable
+
+# In a fresh interpreter: does `import keras_bert` load TensorFlow, and what does using a
+# TensorFlow-only symbol say?
+PROBE = textwrap.dedent(
+    """
+    import sys
+    import keras_bert
+    print("tensorflow imported:", "tensorflow" in sys.modules)
+    print("encoder:", keras_bert.BertEncoder.__name__)
+    try:
+        keras_bert.BertTokenizer
+    except ImportError as error:
+        print("error:", error)
+    """
+)
+
+
+def _probe():
+    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
+                          check=True)
+    return done.stdout.splitlines()
+
+
+@pytest.mark.skipif(HAS_TENSORFLOW, reason="checks the core environment (make test-core)")
+def test_without_tensorflow_the_package_imports_and_names_the_install_for_the_rest():
+    lines = _probe()
+    assert lines[0] == "tensorflow imported: False"
+    assert lines[1] == "encoder: BertEncoder"
+    assert lines[2].startswith("error: keras_bert.BertTokenizer needs tensorflow, which is not "
+                               "installed: pip install 'keras-bert[tf]'")
+    assert len(lines) == 3  # one line
+
+
+@pytest.mark.skipif(not HAS_TENSORFLOW, reason="checks the TensorFlow environment")
+def test_with_tensorflow_every_symbol_is_there_as_before():
+    lines = _probe()
+    assert lines == ["tensorflow imported: True", "encoder: BertEncoder"]
+
+
+@pytest.mark.skipif(HAS_TENSORFLOW, reason="checks the core environment (make test-core)")
+def test_a_tensorflow_checkpoint_without_tensorflow_is_a_one_line_error(tmp_path):
+    import keras_bert
+    from keras_bert.checkpoints import load_init_checkpoint
+
+    model = keras_bert.BertEncoder(vocab_size=23, hidden_size=8, num_hidden_layers=1,
+                                   num_attention_heads=2, intermediate_size=12)
+    with pytest.raises(ImportError, match=r"^Reading the TensorFlow checkpoint .* needs "
+                                          r"tensorflow, which is not installed: pip install"):
+        load_init_checkpoint(model, str(tmp_path / "bert_model.ckpt"))
+
+
+def test_symbols_of_a_missing_tensorflow_module_raise_the_hint_only_when_used(monkeypatch):
+    # A package namespace whose TensorFlow-only symbol lives in a module that needs a missing
+    # TensorFlow package (simulated: a module name that is not installed, counted as TF's).
+    monkeypatch.setattr(tensorflow_extra, "has_tensorflow", lambda: False)
+    monkeypatch.setattr(tensorflow_extra, "TENSORFLOW_MODULES",
+                        ("not_installed_tf_part",))
+    namespace = {"__name__": "keras_bert.fake"}
+    tensorflow_extra.export_tensorflow_symbols(
+        namespace, {"Tokenizer": "not_installed_tf_part.tokenizer", "ok": "json"})
+    assert "Tokenizer" not in namespace  # nothing imported up front
+    with pytest.raises(ImportError) as error:
+        namespace["__getattr__"]("Tokenizer")
+    message = str(error.value)
+    assert message.startswith("keras_bert.fake.Tokenizer needs not_installed_tf_part, which is "
+                              "not installed: pip install 'keras-bert[tf]'")
+    assert "\n" not in message
+    # An installed module is imported on use; an unknown name is an AttributeError.
+    with pytest.raises(AttributeError, match="json"):
+        namespace["__getattr__"]("ok")  # json has no attribute "ok": the real error, not a hint
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        namespace["__getattr__"]("nothing")
+
+
+def test_with_tensorflow_installed_the_symbols_are_imported_up_front(monkeypatch):
+    monkeypatch.setattr(tensorflow_extra, "has_tensorflow", lambda: True)
+    namespace = {"__name__": "keras_bert.fake"}
+    tensorflow_extra.export_tensorflow_symbols(namespace, {"dumps": "json"})
+    import json
+
+    assert namespace["dumps"] is json.dumps
+    assert "__getattr__" not in namespace
