@@ -72,8 +72,8 @@ test: $(VENV)/.installed-test test-apps test-core
 
 # The core (backend-portable) tests without TensorFlow installed, on JAX and on PyTorch.
 test-core: $(CORE_VENV)/.installed
-	KERAS_BACKEND=jax $(CORE_PY) -m pytest tests -m backend_portable -q
-	KERAS_BACKEND=torch $(CORE_PY) -m pytest tests -m backend_portable -q
+	KERAS_BACKEND=jax $(CORE_PY) -m pytest tests -m backend_portable --run_large -q
+	KERAS_BACKEND=torch $(CORE_PY) -m pytest tests -m backend_portable --run_large -q
 
 # The app ports against the golden fixtures (JS under Node, Java under JUnit), then the web app
 # in headless Chromium through playwright-core.

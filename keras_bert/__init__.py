@@ -1,4 +1,8 @@
-"""keras_bert: exact BERT for TensorFlow / Keras 3."""
+"""keras_bert: exact BERT for Keras 3, on TensorFlow, JAX or PyTorch."""
+
+from keras_bert.tensorflow_extra import check_keras_backend
+
+check_keras_backend()  # before anything imports Keras
 
 from keras_bert import analysis
 from keras_bert import checkpoints
@@ -16,6 +20,8 @@ from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 from keras_bert.models.bert_token_classifier import BertTokenClassifier
 from keras_bert.tensorflow_extra import export_tensorflow_symbols
+from keras_bert.tokenization.numpy_packing import encode_texts
+from keras_bert.tokenization.numpy_packing import pack_segments
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 from keras_bert.tokenization.vocab import load_vocabulary
 from keras_bert.tokenization.vocab import special_token_ids

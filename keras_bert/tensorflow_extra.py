@@ -14,6 +14,28 @@ INSTALL_HINT = "pip install 'keras-bert[tf]' (TensorFlow and tensorflow-text)"
 TENSORFLOW_MODULES = ("tensorflow", "tensorflow_text", "keras_hub", "tensorflow_model_optimization")
 
 
+def check_keras_backend():
+    """Before Keras is imported: a one-line error if Keras would start on a TensorFlow backend
+    that is not installed (Keras's default when neither `KERAS_BACKEND` nor keras.json names
+    another), instead of an import failure deep inside Keras."""
+    import json
+    import os
+
+    backend = os.environ.get("KERAS_BACKEND")
+    if backend is None:
+        home = os.environ.get("KERAS_HOME") or os.path.join(os.path.expanduser("~"), ".keras")
+        try:
+            with open(os.path.join(home, "keras.json")) as f:
+                backend = json.load(f).get("backend")
+        except (OSError, ValueError):
+            backend = None
+    if (backend or "tensorflow") == "tensorflow" and not has_tensorflow():
+        raise ImportError(
+            "Keras is set to the TensorFlow backend, which is not installed: set KERAS_BACKEND="
+            f"jax or KERAS_BACKEND=torch for the TensorFlow-free core, or {INSTALL_HINT}."
+        )
+
+
 def has_tensorflow():
     """Whether TensorFlow is installed (not whether it is imported: this imports nothing)."""
     return importlib.util.find_spec("tensorflow") is not None

@@ -8,9 +8,11 @@ from keras_bert.data.conll_ner import read_conll
 from keras_bert.data.conll_ner import word_predictions
 from keras_bert.data.data_files import find_data_file
 from keras_bert.data.data_files import open_data_file
+from keras_bert.data.length_grouping import LengthGroupedBatches
 from keras_bert.data.masking import MaskingPolicy
 from keras_bert.data.masking import TokenMasker
 from keras_bert.data.pretraining_instances import TrainingInstance
+from keras_bert.data.pretraining_instances import pack_pretraining_instances
 from keras_bert.data.pretraining_instances import create_training_instances
 from keras_bert.data.squad_examples import read_squad_examples
 from keras_bert.data.squad_features import convert_squad_examples
@@ -18,6 +20,7 @@ from keras_bert.data.squad_predictions import answer_char_span
 from keras_bert.data.squad_predictions import decode_squad_predictions
 from keras_bert.data.squad_predictions import project_to_original_text
 from keras_bert.data.text_to_documents import text_to_documents
+from keras_bert.data.word_order import shuffle_word_order
 from keras_bert.tensorflow_extra import export_tensorflow_symbols
 
 # TensorFlow-only: imported now where TensorFlow is installed, else a one-line install hint on use.

@@ -1,43 +1,13 @@
-"""Training batches of similar length: shuffled, seeded, endless, and cut to their longest row."""
-
-import math
+"""Training batches of similar length as a `tf.data.Dataset`: shuffled, seeded, cut to their
+longest row. The batch order is `length_grouping`'s, which `LengthGroupedBatches` serves without
+TensorFlow."""
 
 import numpy as np
 import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
 from keras_bert.data.batch_trimming import trim_batch_padding
-
-
-def length_grouped_batches(lengths, batch_size, num_batches, seed=0, batches_per_chunk=50):
-    """Indices of `num_batches` training batches, `[num_batches, batch_size]`.
-
-    Each epoch is a fresh permutation cut into chunks of `batches_per_chunk` batches; inside a
-    chunk the examples are sorted by length and cut into batches, and the batches of the epoch
-    are shuffled. So every batch holds rows of similar length (little padding to pay for),
-    while each epoch still sees every example once in a random order of batches. Examples
-    left over at the end of an epoch (fewer than `batch_size`) wait for the next epoch's
-    permutation, as `drop_remainder` would drop them. Deterministic for a given `seed`.
-    """
-    lengths = np.asarray(lengths)
-    if len(lengths) < batch_size:
-        raise ValueError(
-            f"{len(lengths)} training examples are fewer than one batch of {batch_size}; "
-            "lower --train_batch_size or add data."
-        )
-    rng = np.random.default_rng(seed)
-    per_epoch = len(lengths) // batch_size
-    batches = []
-    for _ in range(math.ceil(num_batches / per_epoch)):
-        order = rng.permutation(len(lengths))[: per_epoch * batch_size]
-        chunk = batches_per_chunk * batch_size
-        epoch = []
-        for start in range(0, len(order), chunk):
-            part = order[start : start + chunk]
-            part = part[np.argsort(lengths[part], kind="stable")]
-            epoch.extend(part.reshape(-1, batch_size))
-        batches.extend(epoch[i] for i in rng.permutation(len(epoch)))
-    return np.stack(batches[:num_batches]).astype("int64")
+from keras_bert.data.length_grouping import length_grouped_batches
 
 
 @keras_bert_export("keras_bert.data.length_grouped_dataset")

@@ -161,3 +161,72 @@ def create_training_instances(
                 )
     rng.shuffle(instances)
     return instances
+
+
+def instance_features(instance, max_seq_length, max_predictions_per_seq):
+    """google-research/bert's feature lists for one instance, zero-padded to the fixed lengths.
+
+    Returns `{input_ids, input_mask, segment_ids, masked_lm_positions, masked_lm_ids,
+    masked_lm_weights, next_sentence_labels}` (lists; padded prediction slots get weight 0, so
+    they add nothing to the loss). The TFRecord writer and `pack_pretraining_instances` share it.
+    """
+    if len(instance.token_ids) > max_seq_length:
+        raise ValueError(
+            f"An instance has {len(instance.token_ids)} tokens, more than max_seq_length="
+            f"{max_seq_length}; create instances with the same max_seq_length."
+        )
+    if len(instance.masked_lm_positions) > max_predictions_per_seq:
+        raise ValueError(
+            f"An instance has {len(instance.masked_lm_positions)} masked positions, more than "
+            f"max_predictions_per_seq={max_predictions_per_seq}."
+        )
+
+    def padded(values, length):
+        return list(values) + [0] * (length - len(values))
+
+    num_predictions = len(instance.masked_lm_positions)
+    return {
+        "input_ids": padded(instance.token_ids, max_seq_length),
+        "input_mask": padded([1] * len(instance.token_ids), max_seq_length),
+        "segment_ids": padded(instance.segment_ids, max_seq_length),
+        "masked_lm_positions": padded(instance.masked_lm_positions, max_predictions_per_seq),
+        "masked_lm_ids": padded(instance.masked_lm_labels, max_predictions_per_seq),
+        "masked_lm_weights": padded([1.0] * num_predictions, max_predictions_per_seq),
+        "next_sentence_labels": [int(instance.is_random_next)],
+    }
+
+
+@keras_bert_export("keras_bert.data.pack_pretraining_instances")
+def pack_pretraining_instances(instances, max_seq_length, max_predictions_per_seq):
+    """Pretraining instances as numpy batches, without TensorFlow or TFRecords.
+
+    Returns `(inputs, labels)` with the names and dtypes that reading the TFRecords gives
+    (`parse_pretraining_batch`): `inputs` `token_ids`, `segment_ids`, `padding_mask` `[N, L]`
+    and `mask_positions` `[N, P]` (int32); `labels` `masked_lm_ids` `[N, P]` (int32),
+    `masked_lm_weights` `[N, P]` (float32), `next_sentence_labels` `[N]` (int32). With Keras
+    `fit` on any backend:
+
+    >>> inputs, labels = keras_bert.data.pack_pretraining_instances(instances, 128, 20)  # doctest: +SKIP
+    >>> pretrainer.fit(inputs, {"mlm_logits": labels["masked_lm_ids"],
+    ...                         "nsp_logits": labels["next_sentence_labels"]},
+    ...                sample_weight={"mlm_logits": labels["masked_lm_weights"],
+    ...                               "nsp_logits": np.ones(len(inputs["token_ids"]))})  # doctest: +SKIP
+    """
+    import numpy as np
+
+    rows = [instance_features(i, max_seq_length, max_predictions_per_seq) for i in instances]
+    if not rows:
+        raise ValueError("No pretraining instances to pack: create some from at least 2 documents.")
+    column = lambda name, dtype: np.asarray([r[name] for r in rows], dtype)  # noqa: E731
+    inputs = {
+        "token_ids": column("input_ids", "int32"),
+        "segment_ids": column("segment_ids", "int32"),
+        "padding_mask": column("input_mask", "int32"),
+        "mask_positions": column("masked_lm_positions", "int32"),
+    }
+    labels = {
+        "masked_lm_ids": column("masked_lm_ids", "int32"),
+        "masked_lm_weights": column("masked_lm_weights", "float32"),
+        "next_sentence_labels": column("next_sentence_labels", "int32")[:, 0],
+    }
+    return inputs, labels

@@ -7,6 +7,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.data.pretraining_instances import instance_features
 
 # Feature name -> (dtype, length key). The names and layout are google-research/bert's, so
 # records from its create_pretraining_data.py are read here and ours are read there.
@@ -25,36 +26,15 @@ RecordSummary = collections.namedtuple(
 )
 
 
-def _padded(values, length):
-    return list(values) + [0] * (length - len(values))
-
-
 def instance_to_example(instance, max_seq_length, max_predictions_per_seq):
     """A `tf.train.Example` for one `TrainingInstance`, zero-padded to the fixed lengths."""
-    if len(instance.token_ids) > max_seq_length:
-        raise ValueError(
-            f"An instance has {len(instance.token_ids)} tokens, more than max_seq_length="
-            f"{max_seq_length}; create instances with the same max_seq_length."
-        )
-    if len(instance.masked_lm_positions) > max_predictions_per_seq:
-        raise ValueError(
-            f"An instance has {len(instance.masked_lm_positions)} masked positions, more than "
-            f"max_predictions_per_seq={max_predictions_per_seq}."
-        )
+    features = instance_features(instance, max_seq_length, max_predictions_per_seq)
     ints = lambda v: tf.train.Feature(int64_list=tf.train.Int64List(value=v))  # noqa: E731
     floats = lambda v: tf.train.Feature(float_list=tf.train.FloatList(value=v))  # noqa: E731
-    num_predictions = len(instance.masked_lm_positions)
-    features = {
-        "input_ids": ints(_padded(instance.token_ids, max_seq_length)),
-        "input_mask": ints(_padded([1] * len(instance.token_ids), max_seq_length)),
-        "segment_ids": ints(_padded(instance.segment_ids, max_seq_length)),
-        "masked_lm_positions": ints(_padded(instance.masked_lm_positions, max_predictions_per_seq)),
-        "masked_lm_ids": ints(_padded(instance.masked_lm_labels, max_predictions_per_seq)),
-        # Padded prediction slots get weight 0, so they add nothing to the loss.
-        "masked_lm_weights": floats(_padded([1.0] * num_predictions, max_predictions_per_seq)),
-        "next_sentence_labels": ints([int(instance.is_random_next)]),
-    }
-    return tf.train.Example(features=tf.train.Features(feature=features))
+    return tf.train.Example(features=tf.train.Features(feature={
+        name: (floats if FEATURES[name][0] == tf.float32 else ints)(value)
+        for name, value in features.items()
+    }))
 
 
 def shard_paths(output_file, num_shards):

@@ -2,7 +2,7 @@
 
 import collections
 
-import tensorflow as tf
+from keras import ops
 
 # Per-batch sums; ratios of sums over the global batch give the loss and the accuracies.
 PretrainingSums = collections.namedtuple(
@@ -14,6 +14,8 @@ PretrainingSums = collections.namedtuple(
 def pretraining_sums(outputs, labels, padding_mask):
     """Weighted masked-LM cross-entropy and NSP cross-entropy, summed over a batch.
 
+    Written in `keras.ops`: the same sums on every backend (and inside tf.distribute replicas).
+
     Args:
         outputs: `BertPretrainer` outputs, `mlm_logits` `[B, P, V]` and `nsp_logits` `[B, 2]`.
         labels: `masked_lm_ids` `[B, P]`, `masked_lm_weights` `[B, P]` (0 on padded prediction
@@ -24,24 +26,25 @@ def pretraining_sums(outputs, labels, padding_mask):
         `PretrainingSums` of float32 scalars.
     """
     # Softmax cross-entropy in float32 even under mixed precision.
-    mlm_logits = tf.cast(outputs["mlm_logits"], tf.float32)
-    nsp_logits = tf.cast(outputs["nsp_logits"], tf.float32)
-    weights = tf.cast(labels["masked_lm_weights"], tf.float32)
+    mlm_logits = ops.cast(outputs["mlm_logits"], "float32")
+    nsp_logits = ops.cast(outputs["nsp_logits"], "float32")
+    weights = ops.cast(labels["masked_lm_weights"], "float32")
     mlm_ids = labels["masked_lm_ids"]
     nsp_labels = labels["next_sentence_labels"]
 
-    mlm_loss = tf.nn.sparse_softmax_cross_entropy_with_logits(mlm_ids, mlm_logits)  # [B, P]
-    mlm_hit = tf.cast(tf.equal(tf.argmax(mlm_logits, -1, output_type=mlm_ids.dtype), mlm_ids), tf.float32)
-    nsp_loss = tf.nn.sparse_softmax_cross_entropy_with_logits(nsp_labels, nsp_logits)  # [B]
-    nsp_hit = tf.cast(tf.equal(tf.argmax(nsp_logits, -1, output_type=nsp_labels.dtype), nsp_labels), tf.float32)
+    mlm_loss = ops.sparse_categorical_crossentropy(mlm_ids, mlm_logits, from_logits=True)  # [B, P]
+    mlm_hit = ops.cast(ops.equal(ops.argmax(mlm_logits, -1), ops.cast(mlm_ids, "int32")), "float32")
+    nsp_loss = ops.sparse_categorical_crossentropy(nsp_labels, nsp_logits, from_logits=True)  # [B]
+    nsp_hit = ops.cast(
+        ops.equal(ops.argmax(nsp_logits, -1), ops.cast(nsp_labels, "int32")), "float32")
     return PretrainingSums(
-        mlm_loss=tf.reduce_sum(mlm_loss * weights),
-        mlm_weight=tf.reduce_sum(weights),
-        mlm_correct=tf.reduce_sum(mlm_hit * weights),
-        nsp_loss=tf.reduce_sum(nsp_loss),
-        nsp_count=tf.cast(tf.size(nsp_labels), tf.float32),
-        nsp_correct=tf.reduce_sum(nsp_hit),
-        tokens=tf.reduce_sum(tf.cast(padding_mask, tf.float32)),
+        mlm_loss=ops.sum(mlm_loss * weights),
+        mlm_weight=ops.sum(weights),
+        mlm_correct=ops.sum(mlm_hit * weights),
+        nsp_loss=ops.sum(nsp_loss),
+        nsp_count=ops.cast(ops.size(nsp_labels), "float32"),
+        nsp_correct=ops.sum(nsp_hit),
+        tokens=ops.sum(ops.cast(padding_mask, "float32")),
     )
 
 

@@ -94,3 +94,18 @@ def test_with_tensorflow_installed_the_symbols_are_imported_up_front(monkeypatch
 
     assert namespace["dumps"] is json.dumps
     assert "__getattr__" not in namespace
+
+
+def test_keras_on_a_missing_tensorflow_backend_is_a_one_line_error(monkeypatch, tmp_path):
+    monkeypatch.setattr(tensorflow_extra, "has_tensorflow", lambda: False)
+    monkeypatch.delenv("KERAS_BACKEND", raising=False)
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    # No keras.json: Keras would default to TensorFlow.
+    with pytest.raises(ImportError, match=r"^Keras is set to the TensorFlow backend, which is not "
+                                          r"installed: set KERAS_BACKEND=jax"):
+        tensorflow_extra.check_keras_backend()
+    (tmp_path / "keras.json").write_text('{"backend": "jax"}')
+    tensorflow_extra.check_keras_backend()  # keras.json names an installed backend
+    (tmp_path / "keras.json").write_text('{"backend": "tensorflow"}')
+    monkeypatch.setenv("KERAS_BACKEND", "torch")
+    tensorflow_extra.check_keras_backend()  # the environment variable wins, as in Keras

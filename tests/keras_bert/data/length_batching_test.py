@@ -1,29 +1,11 @@
-"""Length-grouped batches: every example once per epoch, little padding, deterministic, trimmed."""
+"""`length_grouped_dataset` (tf.data): trimmed batches, and the same batches as the TF-free
+`LengthGroupedBatches`."""
 
 import numpy as np
-import pytest
+from keras import tree
 
-from keras_bert.data.length_batching import length_grouped_batches
 from keras_bert.data.length_batching import length_grouped_dataset
-
-
-def test_each_epoch_sees_every_example_once_in_batches_of_similar_length():
-    rng = np.random.default_rng(0)
-    lengths = rng.integers(5, 200, 1000)
-    batches = length_grouped_batches(lengths, 10, num_batches=250, seed=1, batches_per_chunk=20)
-    assert batches.shape == (250, 10)
-    for epoch in (batches[:100], batches[100:200]):
-        assert sorted(epoch.ravel().tolist()) == list(range(1000))
-    spread = np.mean([np.ptp(lengths[b]) for b in batches])
-    random_spread = np.mean([np.ptp(lengths[b]) for b in rng.permutation(1000).reshape(100, 10)])
-    assert spread < random_spread / 5  # sorted chunks of 200: rows of a batch are close in length
-    assert not np.array_equal(batches[:100], batches[100:200])  # epochs differ
-    np.testing.assert_array_equal(batches, length_grouped_batches(lengths, 10, 250, 1, 20))
-
-
-def test_fewer_examples_than_a_batch_is_an_error():
-    with pytest.raises(ValueError, match="3 training examples are fewer than one batch of 4"):
-        length_grouped_batches([1, 2, 3], 4, 1)
+from keras_bert.data.length_grouping import LengthGroupedBatches
 
 
 def test_dataset_batches_are_trimmed_and_targets_follow_their_rows():
@@ -41,3 +23,21 @@ def test_dataset_batches_are_trimmed_and_targets_follow_their_rows():
         assert y["per_token"].shape == x["token_ids"].shape
         seen.extend(rows.tolist())
     assert sorted(seen) == sorted(list(range(6)) * 2)
+
+
+def test_the_tf_data_and_the_numpy_batches_are_the_same():
+    rng = np.random.default_rng(3)
+    lengths = rng.integers(3, 33, 64)
+    mask = (np.arange(32)[None] < lengths[:, None]).astype("int32")
+    inputs = {"token_ids": mask * rng.integers(1, 99, (64, 32)), "segment_ids": 0 * mask,
+              "padding_mask": mask}
+    targets = ({"label": np.arange(64), "tags": mask * 5}, mask.astype("float32"))
+    dataset = length_grouped_dataset(inputs, targets, batch_size=8, num_batches=20, seed=7,
+                                     pad_to_multiple_of=4)
+    batches = LengthGroupedBatches(inputs, targets, batch_size=8, num_batches=20, seed=7,
+                                   pad_to_multiple_of=4)
+    assert len(batches) == 20
+    for index, tf_batch in enumerate(dataset):
+        np_batch = batches[index]
+        for ours, theirs in zip(tree.flatten(np_batch), tree.flatten(tf_batch)):
+            np.testing.assert_array_equal(ours, theirs.numpy())

@@ -46,6 +46,7 @@ class TaskModelsTest(TestCase):
         tagger = BertTokenClassifier(self.encoder(), num_classes=5)
         self.assertEqual(tagger.predict(tiny_inputs(), verbose=0).shape, (3, 7, 5))
 
+    @pytest.mark.backend_portable
     def test_classifier_fits_a_separable_toy_task(self):
         classifier = BertClassifier(self.encoder(randomize=False), num_classes=2, dropout=0.0)
         inputs = tiny_inputs()
@@ -55,6 +56,7 @@ class TaskModelsTest(TestCase):
         loss, accuracy = classifier.evaluate(inputs, labels, verbose=0)
         self.assertEqual(accuracy, 1.0)
 
+    @pytest.mark.backend_portable
     def test_question_answerer_fits_span_labels(self):
         qa = BertQuestionAnswerer(self.encoder(randomize=False))
         inputs = tiny_inputs()
@@ -65,6 +67,7 @@ class TaskModelsTest(TestCase):
         outputs = qa.predict(inputs, verbose=0)
         np.testing.assert_array_equal(outputs["start_logits"].argmax(-1), labels["start_logits"])
 
+    @pytest.mark.backend_portable
     def test_token_classifier_fits_with_padding_weights(self):
         tagger = BertTokenClassifier(self.encoder(randomize=False), num_classes=5, dropout=0.0)
         inputs = tiny_inputs()
@@ -76,6 +79,7 @@ class TaskModelsTest(TestCase):
         )
         self.assertLess(history.history["loss"][-1], 0.5 * history.history["loss"][0])
 
+    @pytest.mark.backend_portable
     def test_serialization_and_saving(self):
         for model in (
             BertClassifier(self.encoder(), num_classes=4),
