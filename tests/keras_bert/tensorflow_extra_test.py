@@ -109,3 +109,32 @@ def test_keras_on_a_missing_tensorflow_backend_is_a_one_line_error(monkeypatch, 
     (tmp_path / "keras.json").write_text('{"backend": "tensorflow"}')
     monkeypatch.setenv("KERAS_BACKEND", "torch")
     tensorflow_extra.check_keras_backend()  # the environment variable wins, as in Keras
+
+
+def test_a_tool_that_needs_a_missing_tensorflow_stops_with_one_line(capsys, monkeypatch):
+    from keras_bert import cli
+
+    monkeypatch.setattr(sys, "argv", ["/x/run_squad.py"])
+    error = ModuleNotFoundError("No module named 'tensorflow_text'", name="tensorflow_text")
+    with pytest.raises(SystemExit) as stopped:
+        cli._missing_tensorflow_hook(ModuleNotFoundError, error, None)
+    assert stopped.value.code == 1
+    message = capsys.readouterr().err
+    assert message.startswith("run_squad: This tool needs tensorflow_text, which is not "
+                              "installed: pip install 'keras-bert[tf]'")
+    assert message.count("\n") == 1
+    # Any other error goes to the previous hook untouched.
+    seen = []
+    cli._missing_tensorflow_hook(ValueError, ValueError("x"), None,
+                                 previous=lambda *args: seen.append(args[0]))
+    assert seen == [ValueError]
+
+
+@pytest.mark.skipif(HAS_TENSORFLOW, reason="checks the core environment (make test-core)")
+def test_run_squad_without_tensorflow_is_a_one_line_error(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "keras_bert.cli.run_squad", f"--output_dir={tmp_path}",
+         "--do_predict", f"--predict_file={tmp_path}/dev.json"],
+        capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1].startswith("run_squad: This tool needs tensorflow")
