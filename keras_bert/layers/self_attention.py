@@ -86,13 +86,28 @@ class SelfAttention(keras.layers.Layer):
         x = ops.reshape(x, (batch, seq, self.num_attention_heads, self.head_size))  # [B, S, N, D]
         return ops.transpose(x, (0, 2, 1, 3))  # [B, N, S, D]
 
+    # When to run the fused `keras.ops.dot_product_attention` (flash attention where the
+    # backend and device offer it) instead of the explicit matmul-softmax-matmul: "auto" on JAX
+    # and PyTorch whenever no attention dropout is applied (inference, feature extraction, or
+    # training with `attention_probs_dropout_prob=0`: the fused op cannot drop probabilities).
+    # On TensorFlow the explicit path stays: its oneDNN fusions and float32-internal softmax are
+    # the measured fast path for bf16 on a CPU (docs/precision.md). True / False force a path.
+    fused_attention = "auto"
+
+    def _use_fused(self, training):
+        if self.fused_attention != "auto":
+            return bool(self.fused_attention)
+        dropping = bool(training) and self.dropout > 0
+        return keras.config.backend() in ("jax", "torch") and not dropping
+
     def call(self, x, padding_mask=None, attention_mask=None, training=None):
         # Shape legend: B = batch, S = sequence (queries and keys), H = hidden size,
         # N = number of heads, D = head size (H / N).
+        if self._use_fused(training):
+            return self._fused_call(x, padding_mask, attention_mask)
         query = self._split_heads(self.query_dense(x))  # [B, N, S, D]
         key = self._split_heads(self.key_dense(x))  # [B, N, S, D]
         value = self._split_heads(self.value_dense(x))  # [B, N, S, D]
-
         scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2)))  # [B, N, S, S]
         scores = scores * ops.cast(1.0 / math.sqrt(self.head_size), scores.dtype)
         keep = None  # 1 where a query may attend a key, broadcast over heads
@@ -104,18 +119,34 @@ class SelfAttention(keras.layers.Layer):
         if keep is not None:
             # Allowed keys add 0, the others MASK_ADDEND.
             scores = scores + (1.0 - keep) * ops.cast(MASK_ADDEND, scores.dtype)
-
         # Softmax in float32 even under mixed precision: float16 exponentials overflow.
         probs = ops.cast(float32_softmax(scores, axis=-1), value.dtype)  # [B, N, S, S]
         # Dropping whole attention targets, as the original does.
         probs = self.dropout_layer(probs, training=training)  # [B, N, S, S]
-
         context = ops.matmul(probs, value)  # [B, N, S, D]
         context = ops.transpose(context, (0, 2, 1, 3))  # [B, S, N, D]
         batch, seq = ops.shape(context)[0], ops.shape(context)[1]
         return ops.reshape(
             context, (batch, seq, self.num_attention_heads * self.head_size)
         )  # [B, S, H]
+
+    def _fused_call(self, x, padding_mask, attention_mask):
+        """The same attention through `keras.ops.dot_product_attention` (no dropout)."""
+        batch, seq = ops.shape(x)[0], ops.shape(x)[1]
+        heads = (batch, seq, self.num_attention_heads, self.head_size)
+        query = ops.reshape(self.query_dense(x), heads)  # [B, S, N, D]
+        key = ops.reshape(self.key_dense(x), heads)  # [B, S, N, D]
+        value = ops.reshape(self.value_dense(x), heads)  # [B, S, N, D]
+        mask = None  # true where a query may attend a key, broadcast over heads
+        if padding_mask is not None:
+            mask = ops.cast(padding_mask, "bool")[:, None, None, :]  # [B, 1, 1, S]
+        if attention_mask is not None:
+            allowed = ops.cast(attention_mask, "bool")[:, None, :, :]  # [B, 1, S, S]
+            mask = allowed if mask is None else ops.logical_and(mask, allowed)
+        context = ops.dot_product_attention(
+            query, key, value, mask=mask, scale=1.0 / math.sqrt(self.head_size)
+        )  # [B, S, N, D]
+        return ops.reshape(context, (batch, seq, self.num_attention_heads * self.head_size))
 
     def compute_output_shape(self, x_shape, padding_mask_shape=None, attention_mask_shape=None):
         return tuple(x_shape)
