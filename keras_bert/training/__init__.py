@@ -1,6 +1,8 @@
 """keras_bert.training: optimizers, schedules, losses, tf.distribute strategies and training loops."""
 
 from keras_bert.tensorflow_extra import export_tensorflow_symbols
+from keras_bert.training.distribution import data_parallel
+from keras_bert.training.distribution import model_parallel
 from keras_bert.training.optimizer import create_optimizer
 from keras_bert.training.precision import default_jit_compile
 from keras_bert.training.precision import describe_machine
