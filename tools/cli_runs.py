@@ -1,7 +1,8 @@
 """Studies built from the package's own CLIs: run one in a subprocess once, resumably, and read
 its `eval_results.json`; SQuAD dev subsets; summaries written atomically.
 
-Shared by `tools/precision_convergence.py` and `tools/squad_sweep.py`.
+Shared by `tools/precision_convergence.py` and `tools/squad_sweep.py` (no flags here, so tests can
+import it).
 """
 
 import gzip
@@ -58,3 +59,16 @@ def write_json(path, value, indent=1):
     with open(path + ".tmp", "w") as f:
         json.dump(value, f, indent=indent)
     os.replace(path + ".tmp", path)
+
+
+def sweep_table(rows):
+    """A fine-tuning sweep's rows (learning rate, warm-up, epochs, EM, F1) as a Markdown table,
+    the best F1 in bold."""
+    best = max(r["f1"] for r in rows)
+    lines = ["| learning rate | warm-up | epochs | dev EM | dev F1 |", "|---|---|---|---|---|"]
+    for r in rows:
+        mark = "**" if r["f1"] == best else ""
+        lines.append(f"| {r['learning_rate']:g} | {r['warmup_proportion']:g} | "
+                     f"{r['num_train_epochs']:g} | {r['exact_match']:.2f} | "
+                     f"{mark}{r['f1']:.2f}{mark} |")
+    return "\n".join(lines)

@@ -17,7 +17,7 @@ import sys
 from absl import app
 from absl import flags
 
-from tools.cli_runs import minilm_checkpoint, run_once, squad_dev_subset, write_json
+from tools.cli_runs import minilm_checkpoint, run_once, squad_dev_subset, sweep_table, write_json
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output_dir", "runs/squad_sweep", "Where every grid point's folder goes.")
@@ -55,18 +55,6 @@ def _point(lr, warmup, epochs, dev):
         f"--output_dir={out}",
     ]
     return run_once(args, out, f"learning rate {lr}, warm-up {warmup}, {epochs} epochs")
-
-
-def table(rows):
-    """The sweep as a Markdown table, best F1 marked."""
-    best = max(r["f1"] for r in rows)
-    lines = ["| learning rate | warm-up | epochs | dev EM | dev F1 |", "|---|---|---|---|---|"]
-    for r in rows:
-        mark = "**" if r["f1"] == best else ""
-        lines.append(f"| {r['learning_rate']:g} | {r['warmup_proportion']:g} | "
-                     f"{r['num_train_epochs']:g} | {r['exact_match']:.2f} | "
-                     f"{mark}{r['f1']:.2f}{mark} |")
-    return "\n".join(lines)
 
 
 def _plot(rows, path):
@@ -117,7 +105,7 @@ def main(argv):
             write_json(FLAGS.json, summary)
         print(f"learning rate {lr}, warm-up {warmup}, {epochs} epoch(s): "
               f"EM {row['exact_match']:.2f}, F1 {row['f1']:.2f}", flush=True)
-    print(table(summary["runs"]))
+    print(sweep_table(summary["runs"]))
     if FLAGS.plot:
         _plot(summary["runs"], FLAGS.plot)
 

@@ -8,7 +8,6 @@ import pytest
 
 from tests.data_paths import shared_data_dir
 from tools import cli_runs
-from tools.squad_sweep import table
 
 
 def test_dev_subset_is_the_first_whole_articles_reaching_the_question_count(tmp_path):
@@ -51,6 +50,6 @@ def test_sweep_table_marks_the_best_f1():
         {"learning_rate": 1e-4, "warmup_proportion": 0.1, "num_train_epochs": 1.0,
          "exact_match": 64.0, "f1": 74.5},
     ]
-    lines = table(rows).splitlines()
+    lines = cli_runs.sweep_table(rows).splitlines()
     assert lines[2] == "| 5e-05 | 0.1 | 1 | 60.00 | 70.12 |"
     assert lines[3] == "| 0.0001 | 0.1 | 1 | 64.00 | **74.50** |"
