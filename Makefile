@@ -11,7 +11,7 @@ PIP := $(PY) -m pip
 # Quieter TensorFlow start-up; errors still print.
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
-.PHONY: demo similarity benchmark test test-core test-fast test-jax test-apps test-bazel task-library-check clean
+.PHONY: demo similarity benchmark gpu-bundle test test-core test-fast test-jax test-apps test-bazel task-library-check clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,11 @@ similarity: $(VENV)/.installed
 BENCH_ARGS ?= --suite=pretrain,finetune,inference,tflite,startup,memory --config=mini
 benchmark: $(VENV)/.installed-test
 	$(PY) -m benchmarks.run $(BENCH_ARGS) --json=runs/bench/benchmark.json --plot=runs/bench/benchmark.png
+
+# What a run on the lent GPU machine needs (Keras wheels, MiniLM split under the 64 MiB a call
+# carries): .gpu/ and its README (tools/gpu_bundle.py). Not part of any test.
+gpu-bundle: $(VENV)/.installed-test
+	$(PY) -m tools.gpu_bundle $(GPU_ARGS)
 
 # The full suite (unit + large) on TensorFlow, then the core tests on JAX and PyTorch in an
 # environment without TensorFlow.

@@ -1,4 +1,5 @@
-"""The study tools' shared pieces: a dev subset of whole articles, run-once, the sweep table."""
+"""The study tools' shared pieces: a dev subset of whole articles, run-once, the sweep table;
+the GPU bundle's file parts."""
 
 import gzip
 import json
@@ -53,3 +54,17 @@ def test_sweep_table_marks_the_best_f1():
     lines = cli_runs.sweep_table(rows).splitlines()
     assert lines[2] == "| 5e-05 | 0.1 | 1 | 60.00 | 70.12 |"
     assert lines[3] == "| 0.0001 | 0.1 | 1 | 64.00 | **74.50** |"
+
+
+def test_gpu_bundle_parts_concatenate_back_to_the_file(tmp_path):
+    from tools.file_parts import split_file
+
+    data = os.urandom(2500)
+    source = tmp_path / "model.safetensors"
+    source.write_bytes(data)
+    parts = split_file(str(source), str(tmp_path / "bundle"), part_bytes=1000, start_part=2)
+    assert [os.path.basename(p) for p in parts] == ["part02", "part03", "part04"]
+    pieces = [open(os.path.join(p, f"model.safetensors.{i:02d}"), "rb").read()
+              for i, p in zip(range(2, 5), parts)]
+    assert [len(p) for p in pieces] == [1000, 1000, 500]
+    assert b"".join(pieces) == data

