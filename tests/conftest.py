@@ -1,4 +1,5 @@
-"""Pytest markers and switches: `large` and `extra_large` tiers, the `jax` backend step."""
+"""Pytest markers and switches: `large` and `extra_large` tiers; the core (backend-portable)
+tests on JAX / PyTorch, where only they may be selected."""
 
 import importlib.util
 import os
@@ -31,16 +32,26 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     run_large = config.getoption("--run_large") or config.getoption("--run_extra_large")
     run_extra_large = config.getoption("--run_extra_large")
-    backend = os.environ.get("KERAS_BACKEND", "tensorflow")
     for item in items:
         if "large" in item.keywords and not run_large:
             item.add_marker(pytest.mark.skip(reason="large: pass --run_large"))
         if "extra_large" in item.keywords and not run_extra_large:
             item.add_marker(pytest.mark.skip(reason="extra_large: pass --run_extra_large"))
-        if backend != "tensorflow" and "backend_portable" not in item.keywords:
-            item.add_marker(
-                pytest.mark.skip(reason=f"TensorFlow-only test; KERAS_BACKEND={backend}")
-            )
+
+
+def pytest_collection_finish(session):
+    """On a backend other than TensorFlow only the portable tests may be selected (after -m has
+    deselected): a TensorFlow-only test would otherwise be skipped silently and read as covered."""
+    backend = os.environ.get("KERAS_BACKEND", "tensorflow")
+    if backend == "tensorflow":
+        return
+    hidden = [item.nodeid for item in session.items if "backend_portable" not in item.keywords]
+    if hidden:
+        raise pytest.UsageError(
+            f"KERAS_BACKEND={backend} runs only the backend-portable tests, but {len(hidden)} "
+            f"TensorFlow-only tests were selected (e.g. {hidden[0]}): add -m backend_portable "
+            "(make test-core does), or unset KERAS_BACKEND."
+        )
 
 
 def pytest_ignore_collect(collection_path, config):
