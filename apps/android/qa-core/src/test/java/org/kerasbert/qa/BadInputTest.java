@@ -163,7 +163,6 @@ public class BadInputTest {
         }
         passage.append(" The treasure is buried under the old oak tree.");
         String context = passage.toString();
-        long begin = System.nanoTime();
         Features features = builder().build("Where is the treasure buried?", context);
         int queryLength = features.queryTokens().size();
         List<Window> windows = features.windows();
@@ -198,8 +197,6 @@ public class BadInputTest {
         // The span ends at "tree": the projection leaves out the "." of the word "tree.".
         assertEquals("old oak tree", answers.get(0).text());
         assertEquals("old oak tree", context.substring(answers.get(0).start(), answers.get(0).end()));
-        long millis = (System.nanoTime() - begin) / 1_000_000;
-        assertTrue("took " + millis + " ms", millis < 20_000);
     }
 
     @Test
