@@ -428,7 +428,24 @@ def first_party_imports(path, root):
                 label = _module_label(root, f"{module}.{alias.name}") or _module_label(root, module)
                 if label:
                     labels.add(label)
+        elif _is_lazy_export(node):
+            # `export_tensorflow_symbols(globals(), {"Name": "keras_bert.x.y", ...})` imports
+            # those modules (where TensorFlow is installed): they are dependencies too.
+            for value in node.args[1].values:
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    label = _module_label(root, value.value)
+                    if label:
+                        labels.add(label)
     return labels
+
+
+def _is_lazy_export(node):
+    return (
+        isinstance(node, ast.Call)
+        and getattr(node.func, "id", None) == "export_tensorflow_symbols"
+        and len(node.args) == 2
+        and isinstance(node.args[1], ast.Dict)
+    )
 
 
 def check_import_deps(tree):

@@ -12,7 +12,7 @@ One target per module, following STYLE.md's BUILD conventions (TF-MOT model):
 - the root `pip_pkg` ships every package target of keras_bert/ and export/, plus any module
   that no `__init__.py` reaches through imports (console-script modules such as keras_bert/cli/*);
 - kept from the current BUILD file: data, tags, args, env, timeout, flaky, shard_count,
-  visibility and main of every target, and any target whose kind is not a Python rule.
+  visibility, testonly and main of every target, and any target whose kind is not a Python rule.
 tests/build_consistency_test.py checks the same rules without writing anything.
 """
 
@@ -36,6 +36,7 @@ KEPT_ATTRS = (
     "flaky",
     "shard_count",
     "visibility",
+    "testonly",
 )
 # Import name -> pip distribution, where they differ.
 PIP_NAMES = {

@@ -9,6 +9,7 @@ import keras
 import numpy as np
 import pytest
 
+from keras_bert import tensorflow_extra
 from keras_bert.data.masking import MaskingPolicy
 from keras_bert.data.masking import TokenMasker
 from keras_bert.data.pretraining_instances import TrainingInstance
@@ -20,8 +21,9 @@ from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 from keras_bert.tokenization.vocab import load_vocabulary
 from keras_bert.training.pretraining_loss import pretraining_sums
-from tests.conftest import HAS_TENSORFLOW
 from tests.data_paths import shared_data_dir
+
+HAS_TENSORFLOW = tensorflow_extra.has_tensorflow()
 
 pytestmark = pytest.mark.backend_portable
 

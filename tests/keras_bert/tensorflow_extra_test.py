@@ -9,7 +9,8 @@ import textwrap
 import pytest
 
 from keras_bert import tensorflow_extra
-from tests.conftest import HAS_TENSORFLOW
+
+HAS_TENSORFLOW = tensorflow_extra.has_tensorflow()
 
 pytestmark = pytest.mark.backend_portable
 

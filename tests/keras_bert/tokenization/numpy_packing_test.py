@@ -4,13 +4,15 @@ token, against the plain port in `google_features`; and the same arrays as `Bert
 import numpy as np
 import pytest
 
+from keras_bert import tensorflow_extra
 from keras_bert.tokenization.numpy_packing import encode_texts
 from keras_bert.tokenization.numpy_packing import pack_segments
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
-from tests.conftest import HAS_TENSORFLOW
 from tests.keras_bert.tokenization.google_features import CLS
 from tests.keras_bert.tokenization.google_features import SEP
 from tests.keras_bert.tokenization.google_features import google_layout
+
+HAS_TENSORFLOW = tensorflow_extra.has_tensorflow()
 
 pytestmark = pytest.mark.backend_portable
 
