@@ -125,3 +125,80 @@ def windows(example, tokenizer, max_seq_length, doc_stride, max_query_length, is
         out.append(Window(example.qas_id, tokens, segment_ids, to_orig, max_context,
                           start_position, end_position))
     return out
+
+
+def _best_indexes(logits, n_best_size):
+    return [i for i, _ in sorted(enumerate(logits), key=lambda x: x[1], reverse=True)[:n_best_size]]
+
+
+def _strip_spaces(text):
+    chars, ns_to_s = [], {}
+    for i, c in enumerate(text):
+        if c == " ":
+            continue
+        ns_to_s[len(chars)] = i
+        chars.append(c)
+    return "".join(chars), ns_to_s
+
+
+def final_text(pred_text, orig_text, basic_tokenize):
+    """google's `get_final_text`: project the WordPiece answer back onto the original words."""
+    tok_text = " ".join(basic_tokenize(orig_text))
+    start = tok_text.find(pred_text)
+    if start == -1:
+        return orig_text
+    end = start + len(pred_text) - 1
+    orig_ns, orig_ns_to_s = _strip_spaces(orig_text)
+    tok_ns, tok_ns_to_s = _strip_spaces(tok_text)
+    if len(orig_ns) != len(tok_ns):
+        return orig_text
+    tok_s_to_ns = {s: ns for ns, s in tok_ns_to_s.items()}
+    orig_start = orig_ns_to_s.get(tok_s_to_ns[start]) if start in tok_s_to_ns else None
+    if orig_start is None:
+        return orig_text
+    orig_end = orig_ns_to_s.get(tok_s_to_ns[end]) if end in tok_s_to_ns else None
+    if orig_end is None:
+        return orig_text
+    return orig_text[orig_start:orig_end + 1]
+
+
+def predictions(examples, example_windows, start_logits, end_logits, basic_tokenize,
+                n_best_size=20, max_answer_length=30):
+    """google's `write_predictions` for SQuAD v1.1: `{qas_id: best answer text}`, None where no
+    window has a valid span.
+
+    `example_windows[k]` lists `(window, start_logits, end_logits)` index positions: the windows
+    of `examples[k]` as indices into the logit arrays.
+    """
+    out = {}
+    for example, indices in zip(examples, example_windows):
+        prelim = []
+        for index, window in indices:
+            starts = _best_indexes(start_logits[index], n_best_size)
+            ends = _best_indexes(end_logits[index], n_best_size)
+            for s in starts:
+                for e in ends:
+                    if s >= len(window.tokens) or e >= len(window.tokens):
+                        continue
+                    if s not in window.token_to_orig_map or e not in window.token_to_orig_map:
+                        continue
+                    if not window.token_is_max_context.get(s, False):
+                        continue
+                    if e < s or e - s + 1 > max_answer_length:
+                        continue
+                    prelim.append((start_logits[index][s] + end_logits[index][e], index,
+                                   window, s, e))
+        prelim.sort(key=lambda p: p[0], reverse=True)
+        seen, best = set(), None
+        for _, _, window, s, e in prelim:
+            pieces = " ".join(window.tokens[s:e + 1]).replace(" ##", "").replace("##", "")
+            pieces = " ".join(pieces.strip().split())
+            words = example.doc_tokens[window.token_to_orig_map[s]:window.token_to_orig_map[e] + 1]
+            text = final_text(pieces, " ".join(words), basic_tokenize)
+            if text in seen:
+                continue
+            seen.add(text)
+            best = text
+            break  # the first kept one is the prediction
+        out[example.qas_id] = best  # None: no valid span (google writes the placeholder "empty")
+    return out
