@@ -92,10 +92,16 @@ def evaluate_squad_v1(dataset, predictions):
 
 
 def _best_threshold(predictions, scores, na_probs, has_answer):
-    """The v2.0 script's `find_best_thresh`: abstain above the threshold that scores best."""
+    """The v2.0 script's `find_best_thresh`: abstain above the threshold that scores best.
+
+    Questions are taken in increasing `na_probs` order, ties in the order of `na_probs` itself
+    (the script sorts that dict's keys), so the result is the script's also when probabilities
+    tie (the running score can peak inside a run of ties)."""
     score = best = sum(1 for qid in scores if not has_answer[qid])
     threshold = 0.0
-    for qid in sorted(scores, key=lambda q: na_probs[q]):
+    for qid in sorted(na_probs, key=lambda q: na_probs[q]):
+        if qid not in scores:
+            continue
         if has_answer[qid]:
             score += scores[qid]
         else:

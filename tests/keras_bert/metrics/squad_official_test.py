@@ -1,6 +1,7 @@
-"""The package's SQuAD v1.1 scorer against the official script's rules
-(`tests/reference/official_squad_v1.py`): identical EM and F1 on 1,000 generated prediction sets
-over real dev questions and on a full-dev prediction file."""
+"""The package's SQuAD scorers against the official scripts' rules
+(`tests/reference/official_squad_v1.py`, `official_squad_v2.py`): identical numbers on 1,000
+generated prediction sets over real dev questions (v1.1 and v2.0) and on a full-dev prediction
+file (v1.1)."""
 
 import gzip
 import json
@@ -9,8 +10,10 @@ import random
 import pytest
 
 from keras_bert.metrics.squad_evaluation import evaluate_squad_v1
+from keras_bert.metrics.squad_evaluation import evaluate_squad_v2
 from tests.data_paths import shared_data_dir
 from tests.reference import official_squad_v1
+from tests.reference import official_squad_v2
 
 NOISE = ["the", "a", "An", ",", ".", "!", "'s", "THE", "  ", "\u00e9t\u00e9", "--", "(", ")", "1,000"]
 
@@ -79,3 +82,29 @@ def test_scores_equal_the_official_rules_on_a_full_dev_prediction_file(dev):
     assert ours["total"] == 10_570
     assert (ours["exact_match"], ours["f1"]) == (official["exact_match"], official["f1"])
     assert 60 < official["f1"] < 100  # a mix, not all-right or all-wrong
+
+
+def test_v2_scores_equal_the_official_rules_on_1000_generated_prediction_sets(dev):
+    """v2.0 questions made from real dev questions (a third lose their answers), generated
+    predictions (empty ones too) and no-answer probabilities with ties, in a shuffled order."""
+    rng = random.Random(2)
+    questions = [qa for article in dev["data"][:4] for p in article["paragraphs"]
+                 for qa in p["qas"]]
+    words = [w for qa in questions for w in qa["question"].split()]
+    for case in range(1000):
+        sample = [dict(qa, answers=[] if rng.random() < 0.33 else qa["answers"])
+                  for qa in rng.sample(questions, 40)]
+        dataset = {"data": [{"paragraphs": [{"qas": sample}]}]}
+        predictions = {}
+        for qa in sample:
+            gold = rng.choice(qa["answers"])["text"] if qa["answers"] else ""
+            predictions[qa["id"]] = "" if rng.random() < 0.3 else _variant(rng, gold, words)
+        ids = list(predictions)
+        rng.shuffle(ids)
+        na_probs = {k: round(rng.random(), 1) for k in ids}  # ties on purpose
+        threshold = rng.choice([1.0, 0.5])
+        ours = evaluate_squad_v2(dataset, predictions, na_probs, na_prob_thresh=threshold)
+        official = official_squad_v2.evaluate(dataset["data"], predictions, na_probs, threshold)
+        assert set(ours) == set(official)
+        for key, value in official.items():
+            assert ours[key] == value, (case, key, ours[key], value)
