@@ -9,14 +9,21 @@
 - `apps/fixtures/qa_golden.json`: question + passage -> each 384-token window (tokens, ids,
   segment ids, alignment maps), the shipped int8 model's logits under ai-edge-litert, and the
   decoded n-best answers with their UTF-16 spans in the passage. The bundled questions are
-  `held_out`; the other cases cover whitespace, Unicode, long passages and long questions.
+  `held_out`, with the rest of their paragraphs' questions and those of the next paragraphs
+  (SQuAD dev questions the model never saw); the other cases cover whitespace, Unicode, long passages and long questions.
+
+It then scores the answers against `apps/fixtures/qa_gold.json` (SQuAD's gold answers, kept by
+hand, never written here) and exits nonzero below its floors: fixtures from a broken model or
+decoder fail every port's tests (apps/qa_gold.py).
 """
 
 import argparse
 import gzip
 import json
 import os
+import sys
 
+from apps import qa_gold
 from apps.qa_pipeline import (
     DOC_STRIDE, MAX_ANSWER_LENGTH, MAX_QUERY_LENGTH, MAX_SEQ_LENGTH, N_BEST_SIZE, TfliteQa,
 )
@@ -59,6 +66,20 @@ def bundled_passages(squad_path):
             gold_answers=[[a["text"] for a in qa["answers"]] for qa in qas],
         ))
     return passages, articles
+
+
+def more_held_out_questions(articles):
+    """`(id, question, context, gold answers)` of the held-out articles' other questions: the
+    rest of each bundled paragraph's and all of its next paragraph's. They give the gold check
+    (apps/qa_gold.py) enough questions to tell a broken model from a working one."""
+    out = []
+    for title in ARTICLES:
+        first, second = articles[title]["paragraphs"][:2]
+        for paragraph, qas in ((first, first["qas"][QUESTIONS_PER_PASSAGE:]),
+                               (second, second["qas"])):
+            out += [(qa["id"], qa["question"], paragraph["context"],
+                     [a["text"] for a in qa["answers"]]) for qa in qas]
+    return out
 
 
 def extra_cases(articles):
@@ -121,6 +142,24 @@ def _write_json(path, value):
     os.replace(path + ".tmp", path)
 
 
+def qa_fixture(qa, passages, articles):
+    """The content of `qa_golden.json`: every case answered by `qa` (a `TfliteQa`)."""
+    cases = []
+    for passage in passages:
+        for question, qas_id in zip(passage["questions"], passage["question_ids"]):
+            cases.append(_case(qa, qas_id, question, passage["context"], held_out=True))
+    for qas_id, question, context, _ in more_held_out_questions(articles):
+        cases.append(_case(qa, qas_id, question, context, held_out=True))
+    for case_id, question, context in extra_cases(articles):
+        cases.append(_case(qa, case_id, question, context, held_out=False))
+    return dict(
+        model="apps/models/squad_minilm_int8.tflite", vocab="apps/models/vocab.txt",
+        max_seq_length=MAX_SEQ_LENGTH, doc_stride=DOC_STRIDE, max_query_length=MAX_QUERY_LENGTH,
+        n_best_size=N_BEST_SIZE, max_answer_length=MAX_ANSWER_LENGTH, do_lower_case=True,
+        cases=cases,
+    )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--squad", default=os.path.join(ROOT, "..", "shared", "data", "squad",
@@ -137,24 +176,26 @@ def main():
         cases=[dict(text=t, tokens=tokenizer.tokenize(t), ids=tokenizer.encode(t))
                for t in TOKENIZER_CASES],
     ))
-
-    cases = []
-    for passage in passages:
-        for question, qas_id in zip(passage["questions"], passage["question_ids"]):
-            cases.append(_case(qa, qas_id, question, passage["context"], held_out=True))
-    for case_id, question, context in extra_cases(articles):
-        cases.append(_case(qa, case_id, question, context, held_out=False))
-    _write_json(os.path.join(ROOT, "apps", "fixtures", "qa_golden.json"), dict(
-        model="apps/models/squad_minilm_int8.tflite", vocab="apps/models/vocab.txt",
-        max_seq_length=MAX_SEQ_LENGTH, doc_stride=DOC_STRIDE, max_query_length=MAX_QUERY_LENGTH,
-        n_best_size=N_BEST_SIZE, max_answer_length=MAX_ANSWER_LENGTH, do_lower_case=True,
-        cases=cases,
-    ))
-    held_out = [c for c in cases if c["held_out"]]
-    gold = [answers for p in passages for answers in p["gold_answers"]]
-    right = sum(c["answer"]["text"] in answers for c, answers in zip(held_out, gold))
-    print(f"{len(cases)} QA cases ({sum(c['held_out'] for c in cases)} held out, "
-          f"{right} exactly a gold answer), {len(TOKENIZER_CASES)} tokenizer cases.")
+    fixture = qa_fixture(qa, passages, articles)
+    _write_json(os.path.join(ROOT, "apps", "fixtures", "qa_golden.json"), fixture)
+    cases = fixture["cases"]
+    print(f"{len(cases)} QA cases ({sum(c['held_out'] for c in cases)} held out), "
+          f"{len(TOKENIZER_CASES)} tokenizer cases.")
+    gold = qa_gold.load_json("qa_gold.json")
+    squad_answers = [(i, answers) for p in passages
+                     for i, answers in zip(p["question_ids"], p["gold_answers"])]
+    squad_answers += [(i, answers) for i, _, _, answers in more_held_out_questions(articles)]
+    for qas_id, answers in squad_answers:
+        if gold["answers"].get(qas_id) != answers:
+            sys.exit(f"apps/fixtures/qa_gold.json gives {qas_id} the answers "
+                     f"{gold['answers'].get(qas_id)}; SQuAD dev gives {answers}. Copy SQuAD's.")
+    result = qa_gold.score({c["id"]: c["answer"]["text"] for c in cases}, gold)
+    print(f"Against SQuAD gold (apps/fixtures/qa_gold.json): {result['exact_match']}/"
+          f"{result['scored']} exact, F1 {result['f1']:.2f}.")
+    wrong = qa_gold.problems(cases, gold)
+    if wrong:
+        sys.exit("The fixtures are written, but every port's tests will fail on them: "
+                 + "; ".join(wrong))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,6 @@
 // Shared loading of the golden fixtures and the vocabulary (paths relative to the repo root).
+// QA_FIXTURES_DIR=<folder> reads the fixtures from another folder (tests/apps/ uses it to show
+// that fixtures remade from a broken model fail here).
 import { readFileSync } from "node:fs";
 import { BertTokenizer } from "../src/qa/index.js";
 
@@ -12,6 +14,13 @@ export function readRepoText(path) {
 /** Parses a JSON file under the repository root. */
 export function readRepoJson(path) {
   return JSON.parse(readRepoText(path));
+}
+
+/** Parses a fixture (`qa_golden.json`, ...) from apps/fixtures or $QA_FIXTURES_DIR. */
+export function readFixture(name) {
+  const dir = process.env.QA_FIXTURES_DIR;
+  if (dir) return JSON.parse(readFileSync(`${dir}/${name}`, "utf8"));
+  return readRepoJson(`apps/fixtures/${name}`);
 }
 
 let tokenizer = null;

@@ -2,9 +2,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildFeatures, decodeAnswers, splitOnWhitespace } from "../src/qa/index.js";
-import { loadTokenizer, readRepoJson } from "./helpers.mjs";
+import { loadTokenizer, readFixture } from "./helpers.mjs";
 
-const golden = readRepoJson("apps/fixtures/qa_golden.json");
+const golden = readFixture("qa_golden.json");
 const options = {
   maxSeqLength: golden.max_seq_length,
   docStride: golden.doc_stride,

@@ -2,9 +2,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { BertTokenizer, basicTokenize } from "../src/qa/index.js";
-import { loadTokenizer, readRepoJson } from "./helpers.mjs";
+import { loadTokenizer, readFixture } from "./helpers.mjs";
 
-const golden = readRepoJson("apps/fixtures/tokenizer_golden.json");
+const golden = readFixture("tokenizer_golden.json");
 
 test("tokenizer fixture uses the shipped vocabulary, lower-cased", () => {
   assert.equal(golden.vocab, "apps/models/vocab.txt");
