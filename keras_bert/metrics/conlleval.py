@@ -46,8 +46,9 @@ def conlleval(gold_sentences, predicted_sentences):
 
     Returns:
         dict: `precision`, `recall`, `f1` (percent, over all entities), `accuracy` (percent of
-        tokens), `found_gold`, `found_predicted`, `correct` (entity counts), and `per_type`:
-        `{type: {"precision", "recall", "f1", "support"}}`.
+        tokens), `tokens`, `found_gold`, `found_predicted`, `correct` (entity counts), and
+        `per_type`: `{type: {"precision", "recall", "f1", "support" (gold entities),
+        "found_predicted", "correct"}}`: every number conlleval prints.
     """
     if len(gold_sentences) != len(predicted_sentences):
         raise ValueError(
@@ -96,12 +97,14 @@ def conlleval(gold_sentences, predicted_sentences):
     per_type = {}
     for kind in sorted(set(found_gold) | set(found_pred)):
         p, r, f = prf(correct[kind], found_pred[kind], found_gold[kind])
-        per_type[kind] = {"precision": p, "recall": r, "f1": f, "support": found_gold[kind]}
+        per_type[kind] = {"precision": p, "recall": r, "f1": f, "support": found_gold[kind],
+                          "found_predicted": found_pred[kind], "correct": correct[kind]}
     return {
         "precision": precision,
         "recall": recall,
         "f1": f1,
         "accuracy": 100.0 * correct_tags / tokens if tokens else 0.0,
+        "tokens": tokens,
         "found_gold": sum(found_gold.values()),
         "found_predicted": sum(found_pred.values()),
         "correct": sum(correct.values()),

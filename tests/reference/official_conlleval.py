@@ -43,16 +43,19 @@ def _start_of_chunk(prev_tag, tag, prev_type, kind):
     return start
 
 
-def counts(gold_sentences, predicted_sentences):
-    """`(correct_chunks, found_gold, found_guessed)` as conlleval counts them."""
+def _tally(gold_sentences, predicted_sentences):
+    """The script's counters: per-type `correctChunk`, `foundCorrect`, `foundGuessed` (dicts),
+    `correctTags` and `tokenCounter`."""
     lines = []
     for gold, pred in zip(gold_sentences, predicted_sentences):
         lines += [(g, p) for g, p in zip(gold, pred)]
-        lines.append(("O", "O"))  # the blank line between sentences
-    correct_chunk = found_correct = found_guessed = 0
+        lines.append(None)  # the blank line between sentences: ("O", "O"), not a token
+    correct_chunk, found_correct, found_guessed = {}, {}, {}
+    correct_tags = token_counter = 0
     in_correct = False
     last_correct, last_correct_type, last_guessed, last_guessed_type = "O", "", "O", ""
-    for g, p in lines:
+    for line in lines:
+        g, p = ("O", "O") if line is None else line
         correct, correct_type = _split(g)
         guessed, guessed_type = _split(p)
         correct_ends = _end_of_chunk(last_correct, correct, last_correct_type, correct_type)
@@ -60,17 +63,56 @@ def counts(gold_sentences, predicted_sentences):
         if in_correct:
             if correct_ends and guessed_ends and last_guessed_type == last_correct_type:
                 in_correct = False
-                correct_chunk += 1
+                correct_chunk[last_correct_type] = correct_chunk.get(last_correct_type, 0) + 1
             elif correct_ends != guessed_ends or guessed_type != correct_type:
                 in_correct = False
         correct_starts = _start_of_chunk(last_correct, correct, last_correct_type, correct_type)
         guessed_starts = _start_of_chunk(last_guessed, guessed, last_guessed_type, guessed_type)
         if correct_starts and guessed_starts and guessed_type == correct_type:
             in_correct = True
-        found_correct += correct_starts
-        found_guessed += guessed_starts
+        if correct_starts:
+            found_correct[correct_type] = found_correct.get(correct_type, 0) + 1
+        if guessed_starts:
+            found_guessed[guessed_type] = found_guessed.get(guessed_type, 0) + 1
+        if line is not None:
+            if correct == guessed and guessed_type == correct_type:
+                correct_tags += 1
+            token_counter += 1
         last_correct, last_correct_type = correct, correct_type
         last_guessed, last_guessed_type = guessed, guessed_type
     if in_correct:
-        correct_chunk += 1
-    return correct_chunk, found_correct, found_guessed
+        correct_chunk[last_correct_type] = correct_chunk.get(last_correct_type, 0) + 1
+    return correct_chunk, found_correct, found_guessed, correct_tags, token_counter
+
+
+def counts(gold_sentences, predicted_sentences):
+    """`(correct_chunks, found_gold, found_guessed)` as conlleval counts them."""
+    correct, found_correct, found_guessed, _, _ = _tally(gold_sentences, predicted_sentences)
+    return sum(correct.values()), sum(found_correct.values()), sum(found_guessed.values())
+
+
+def _scores(correct, guessed, gold):
+    precision = 100 * correct / guessed if guessed > 0 else 0
+    recall = 100 * correct / gold if gold > 0 else 0
+    fb1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0
+    return precision, recall, fb1
+
+
+def report(gold_sentences, predicted_sentences):
+    """What the script prints (its default output, `-r` off), line by line."""
+    correct, found_correct, found_guessed, correct_tags, tokens = _tally(
+        gold_sentences, predicted_sentences)
+    total_correct, total_gold, total_guessed = (
+        sum(correct.values()), sum(found_correct.values()), sum(found_guessed.values()))
+    lines = [f"processed {tokens} tokens with {total_gold} phrases; "
+             f"found: {total_guessed} phrases; correct: {total_correct}."]
+    if tokens > 0:
+        precision, recall, fb1 = _scores(total_correct, total_guessed, total_gold)
+        lines.append("accuracy: %6.2f%%; precision: %6.2f%%; recall: %6.2f%%; FB1: %6.2f"
+                     % (100 * correct_tags / tokens, precision, recall, fb1))
+    for kind in sorted(set(found_correct) | set(found_guessed)):
+        precision, recall, fb1 = _scores(correct.get(kind, 0), found_guessed.get(kind, 0),
+                                         found_correct.get(kind, 0))
+        lines.append("%17s: precision: %6.2f%%; recall: %6.2f%%; FB1: %6.2f  %d"
+                     % (kind, precision, recall, fb1, found_guessed.get(kind, 0)))
+    return lines

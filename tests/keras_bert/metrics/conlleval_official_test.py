@@ -1,10 +1,16 @@
-"""`keras_bert.metrics.conlleval` against the conlleval script's counting rules
-(`tests/reference/official_conlleval.py`): the same chunk counts, hence the same P/R/F1, on 1,000
-generated IOB1 and IOB2 sentence sets."""
+"""`keras_bert.metrics.conlleval` against the conlleval script's rules
+(`tests/reference/official_conlleval.py`): the same report, line for line at the script's printed
+precision, on 1,000 generated IOB1 and IOB2 sentence sets and on real predictions for the whole
+CoNLL-2003 validation and test files."""
 
+import collections
 import random
 
+import pytest
+
+from keras_bert.data.conll_ner import read_conll
 from keras_bert.metrics.conlleval import conlleval
+from tests.data_paths import shared_data_dir
 from tests.reference import official_conlleval
 
 TYPES = ("PER", "LOC", "ORG", "MISC")
@@ -50,3 +56,54 @@ def test_chunk_counts_and_scores_equal_conlleval_on_1000_generated_sets():
         # conlleval prints two decimals.
         assert (f"{ours['precision']:.2f}", f"{ours['recall']:.2f}", f"{ours['f1']:.2f}") == (
             f"{precision:.2f}", f"{recall:.2f}", f"{f1:.2f}")
+
+
+def _report(result):
+    """`conlleval`'s result printed the way the script prints it."""
+    lines = [f"processed {result['tokens']} tokens with {result['found_gold']} phrases; "
+             f"found: {result['found_predicted']} phrases; correct: {result['correct']}."]
+    if result["tokens"]:
+        lines.append("accuracy: %6.2f%%; precision: %6.2f%%; recall: %6.2f%%; FB1: %6.2f" % (
+            result["accuracy"], result["precision"], result["recall"], result["f1"]))
+    for kind, t in sorted(result["per_type"].items()):
+        lines.append("%17s: precision: %6.2f%%; recall: %6.2f%%; FB1: %6.2f  %d" % (
+            kind, t["precision"], t["recall"], t["f1"], t["found_predicted"]))
+    return lines
+
+
+def test_the_printed_report_equals_conllevals_on_1000_generated_sets():
+    rng = random.Random(1)
+    for case in range(1000):
+        gold = [_sentence(rng, case % 2 == 0) for _ in range(rng.randrange(1, 12))]
+        pred = [_edit(rng, s) for s in gold]
+        assert _report(conlleval(gold, pred)) == official_conlleval.report(gold, pred), (gold, pred)
+
+
+def _unigram_tagger(sentences):
+    """The most frequent tag of each training word (the CoNLL-2003 style baseline); "O" for
+    unseen words. Its IOB1 output has real errors: wrong types, split and merged chunks, I-
+    tags after other types."""
+    tags = collections.defaultdict(collections.Counter)
+    for sentence in sentences:
+        for word, tag in zip(sentence.words, sentence.tags):
+            tags[word][tag] += 1
+    best = {word: counter.most_common(1)[0][0] for word, counter in tags.items()}
+    return lambda words: [best.get(w, "O") for w in words]
+
+
+@pytest.mark.large
+def test_the_printed_report_equals_conllevals_on_real_full_file_predictions():
+    data = shared_data_dir() / "conll2003"
+    tag = _unigram_tagger(read_conll(data / "train.txt.gz"))
+    f1 = {}
+    for split in ("valid", "test"):
+        sentences = read_conll(data / f"{split}.txt.gz")
+        gold = [s.tags for s in sentences]
+        pred = [tag(s.words) for s in sentences]
+        ours = conlleval(gold, pred)
+        assert _report(ours) == official_conlleval.report(gold, pred), split
+        f1[split] = ours["f1"]
+        # The published entity counts of CoNLL-2003 English (Tjong Kim Sang & De Meulder 2003).
+        assert ours["found_gold"] == {"valid": 5942, "test": 5648}[split]
+    # Real predictions, not a degenerate case: the baseline finds most entities but far from all.
+    assert 40 < f1["test"] < f1["valid"] < 90, f1

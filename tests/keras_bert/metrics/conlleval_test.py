@@ -15,7 +15,8 @@ def test_a_wrong_type_is_a_wrong_entity():
     results = conlleval([["B-PER", "I-PER", "O", "B-LOC"]], [["B-PER", "I-PER", "O", "B-ORG"]])
     assert (results["precision"], results["recall"], results["f1"]) == (50.0, 50.0, 50.0)
     assert results["accuracy"] == 75.0
-    assert results["per_type"]["LOC"] == {"precision": 0.0, "recall": 0.0, "f1": 0.0, "support": 1}
+    assert results["per_type"]["LOC"] == {"precision": 0.0, "recall": 0.0, "f1": 0.0, "support": 1,
+                                           "found_predicted": 0, "correct": 0}
     assert results["per_type"]["ORG"]["support"] == 0
 
 
