@@ -10,8 +10,10 @@ import pytest
 from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
 from keras_bert.models.bert_config import BertConfig
 from keras_bert.models.bert_encoder import BertEncoder
+from keras_bert.data.conll_ner import read_conll
 from tests.data_paths import shared_data_dir
 from tests.keras_bert.cli.pretraining_cli_test import cli
+from tests.reference import official_conlleval, official_squad_v1, official_squad_v2
 
 pytestmark = pytest.mark.large
 
@@ -30,6 +32,11 @@ def model_dir(tmp_path_factory):
     vocab = (shared_data_dir() / "vocab" / "bert-base-uncased-vocab.txt").read_text()
     (folder / "vocab.txt").write_text(vocab)
     return folder
+
+
+def rows_of(tsv):
+    """The data rows of a headed TSV file."""
+    return tsv.read_text().splitlines()[1:]
 
 
 def failed_with(done, *messages):
@@ -60,7 +67,11 @@ def test_run_squad_trains_predicts_scores_and_evaluates_the_best(model_dir, squa
     nbest = json.loads((out / "nbest_predictions.json").read_text())
     results = json.loads((out / "eval_results.json").read_text())
     assert len(predictions) == len(nbest) == results["num_questions"] == results["total"]
-    assert 0 <= results["exact_match"] <= results["f1"] <= 100
+    # The scores are the official script's on the predictions written (its rules, re-run here).
+    dataset = json.loads(squad_file.read_text())["data"]
+    official = official_squad_v1.evaluate(dataset, predictions)
+    assert (results["exact_match"], results["f1"]) == (official["exact_match"], official["f1"])
+    assert all(predictions[q] == entries[0]["text"] for q, entries in nbest.items())
     assert all(abs(sum(e["probability"] for e in entries) - 1) < 1e-4 for entries in nbest.values())
     # Eval-only from the run (its best checkpoint) gives the same predictions.
     again = cli("run_squad", f"--init_checkpoint={out}", "--do_predict",
@@ -78,9 +89,12 @@ def test_run_squad_trains_predicts_scores_and_evaluates_the_best(model_dir, squa
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads((tmp_path / "v2" / "eval_results.json").read_text())
     assert results["NoAns_total"] == 3 and results["HasAns_total"] == results["total"] - 3
-    assert {"best_f1", "best_f1_thresh"} <= set(results)
     null_odds = json.loads((tmp_path / "v2" / "null_odds.json").read_text())
     assert len(null_odds) == results["total"]
+    # Every number the official v2.0 script prints, with null_odds.json as its na_prob file.
+    v2_predictions = json.loads((tmp_path / "v2" / "predictions.json").read_text())
+    official = official_squad_v2.evaluate(v2["data"], v2_predictions, null_odds)
+    assert {k: results[k] for k in official} == official
     # The encoder alone is no QA model: evaluating it is refused, not scored with a random head.
     failed_with(
         cli("run_squad", f"--init_checkpoint={model_dir}", "--do_predict",
@@ -110,9 +124,17 @@ def test_run_classifier_on_a_generic_tsv_and_bad_rows(model_dir, tmp_path):
                "--train_batch_size=4", "--max_seq_length=8", f"--output_dir={tmp_path / 'out'}")
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads((tmp_path / "out" / "eval_results.json").read_text())
-    assert results["num_examples"] == 6 and 0 <= results["accuracy"] <= 1
     predictions = (tmp_path / "out" / "eval_predictions.tsv").read_text().splitlines()
     assert predictions[0] == "source\tlabel\tprediction\tp_neg\tp_pos" and len(predictions) == 7
+    rows = [line.split("\t") for line in predictions[1:]]
+    # The reported accuracy is the written predictions' against the dev labels, which the file
+    # copies from dev.tsv; each prediction is its row's most probable label.
+    assert [r[1] for r in rows] == [line.split("\t")[1] for line in rows_of(data / "dev.tsv")]
+    assert results["num_examples"] == 6
+    assert results["accuracy"] == pytest.approx(np.mean([r[1] == r[2] for r in rows]), abs=1e-6)
+    for _, _, prediction, p_neg, p_pos in rows:
+        assert float(p_neg) + float(p_pos) == pytest.approx(1.0, abs=1e-5)
+        assert prediction == ("pos" if float(p_pos) > float(p_neg) else "neg")
     history = (tmp_path / "out" / "eval_history.jsonl").read_text().splitlines()
     assert len(history) == 2  # scored after each epoch
     assert (tmp_path / "out" / "eval_curves.png").read_bytes()[:4] == b"\x89PNG"
@@ -158,6 +180,18 @@ def test_run_classifier_fits_under_mirrored_strategy(model_dir, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     history = json.loads((tmp_path / "b" / "eval_history.jsonl").read_text().splitlines()[-1])
     assert history["step"] == 2 and np.isfinite(history["train_loss"])
+    # What the replicas trained and scored is what one device scores from the saved model.
+    # (Training losses differ from a one-device run by dropout's draws; data-parallel loss
+    # equality without dropout is tests/keras_bert/training/distributed_training_test.py's.)
+    done = cli("run_classifier", "--task_name=tsv", f"--data_dir={data}", "--do_eval",
+               f"--init_checkpoint={tmp_path / 'b' / 'best'}", "--max_seq_length=8",
+               f"--output_dir={tmp_path / 'c'}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    replicas = json.loads((tmp_path / "b" / "eval_results.json").read_text())
+    one = json.loads((tmp_path / "c" / "eval_results.json").read_text())
+    assert replicas["num_examples"] == one["num_examples"] == 5
+    assert replicas["accuracy"] == one["accuracy"]
+    assert replicas["eval_loss"] == pytest.approx(one["eval_loss"], rel=1e-5)
 
 
 def test_run_classifier_scores_mrpc_dev_with_f1(model_dir, tmp_path):
@@ -168,7 +202,19 @@ def test_run_classifier_scores_mrpc_dev_with_f1(model_dir, tmp_path):
                f"--output_dir={tmp_path / 'out'}")
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads((tmp_path / "out" / "eval_results.json").read_text())
-    assert set(results) >= {"f1", "accuracy", "eval_loss"} and results["num_examples"] == 408
+    assert results["num_examples"] == 408
+    rows = [line.split("\t") for line in
+            (tmp_path / "out" / "eval_predictions.tsv").read_text().splitlines()[1:]]
+    labels = np.array([int(r[1]) for r in rows])
+    predicted = np.array([int(r[2]) for r in rows])
+    # MRPC dev: 279 of 408 pairs are paraphrases (GLUE). F1 of the positive class, by hand.
+    assert len(rows) == 408 and labels.sum() == 279
+    true_positive = np.sum((predicted == 1) & (labels == 1))
+    precision = true_positive / max(predicted.sum(), 1)
+    recall = true_positive / labels.sum()
+    f1 = 2 * precision * recall / (precision + recall) if true_positive else 0.0
+    assert results["accuracy"] == pytest.approx(np.mean(predicted == labels), abs=1e-6)
+    assert results["f1"] == pytest.approx(f1, abs=1e-6)
 
 
 def test_run_ner_scores_with_conlleval_and_rejects_bad_lines(model_dir, tmp_path):
@@ -182,9 +228,21 @@ def test_run_ner_scores_with_conlleval_and_rejects_bad_lines(model_dir, tmp_path
                "--max_seq_length=32", f"--output_dir={tmp_path / 'out'}")
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads((tmp_path / "out" / "test_results.json").read_text())
-    assert set(results) >= {"precision", "recall", "f1", "per_type", "found_gold"}
-    lines = [l for l in (tmp_path / "out" / "test_predictions.txt").read_text().splitlines() if l]
-    assert all(len(line.split()) == 3 for line in lines)
+    # The written predictions rescored by conlleval's rules give every reported number; their
+    # gold column is the test file's.
+    sentences = [block.splitlines() for block in
+                 (tmp_path / "out" / "test_predictions.txt").read_text().split("\n\n") if block]
+    rows = [[line.split() for line in sentence] for sentence in sentences]
+    assert all(len(row) == 3 for sentence in rows for row in sentence)
+    gold = [[row[1] for row in sentence] for sentence in rows]
+    assert gold == [s.tags for s in read_conll(data / "test.txt")]
+    predicted = [[row[2] for row in sentence] for sentence in rows]
+    correct, found_gold, found_predicted = official_conlleval.counts(gold, predicted)
+    assert (results["correct"], results["found_gold"], results["found_predicted"]) == (
+        correct, found_gold, found_predicted)
+    expected = official_conlleval.report(gold, predicted)[1]  # accuracy, P, R, FB1 at %6.2f
+    assert expected == "accuracy: %6.2f%%; precision: %6.2f%%; recall: %6.2f%%; FB1: %6.2f" % (
+        results["accuracy"], results["precision"], results["recall"], results["f1"])
 
     (data / "valid.txt").write_text("EU NNP B-ORG\n")
     failed_with(
