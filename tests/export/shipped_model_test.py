@@ -84,5 +84,6 @@ class ShippedModelTest(TestCase):
             {k: np.concatenate([o[k] for o in outputs]) for k in ("start_logits", "end_logits")}
         )
         # Measured on 2026-11-22 (XNNPACK, the project machine): EM 40.00, F1 61.55 on these 40
-        # questions. One question moves F1 by up to 2.5; other CPUs may round a tie differently.
-        self.assertAllClose([scores["exact_match"], scores["f1"]], [40.0, 61.55], atol=5.0)
+        # questions. One question moves EM and F1 by up to 2.5: the bound lets one answer differ
+        # (another CPU's int8 kernels may round a near-tie differently), not two.
+        self.assertAllClose([scores["exact_match"], scores["f1"]], [40.0, 61.55], atol=2.5)

@@ -77,13 +77,18 @@ class TfliteTest(TestCase):
             )
             errors[quantization] = np.abs(logits - expected).max()
         scale = np.abs(expected).max()
-        self.assertLess(errors["float32"], 1e-5)
-        self.assertLess(errors["float16"], 1e-2 * scale)
-        self.assertLess(errors["dynamic_int8"], 0.1 * scale)
-        self.assertLess(errors["full_int8"], 0.2 * scale)
-        # Weights dominate the file: float16 halves it, int8 quarters it (plus fixed overhead).
+        # Bounds: about 2-8x the errors measured on 2026-11-25 (AMD EPYC Zen 4, XNNPACK; the
+        # weights and calibration are seeded, so these are the values): float32 1.2e-7 (summation
+        # order), float16 1.7e-4, dynamic int8 0.0082 and full int8 0.0216 of max |logit|.
+        self.assertLess(errors["float32"], 1e-6)
+        self.assertLess(errors["float16"], 5e-4 * scale)
+        self.assertLess(errors["dynamic_int8"], 0.02 * scale)
+        self.assertLess(errors["full_int8"], 0.05 * scale)
+        # Weights dominate the file: float16 halves it, int8 quarters it (plus fixed overhead);
+        # measured 0.555, 0.356 and 0.391 of float32's size.
         self.assertLess(sizes["float16"], 0.6 * sizes["float32"])
         self.assertLess(sizes["dynamic_int8"], 0.4 * sizes["float32"])
+        self.assertLess(sizes["full_int8"], 0.45 * sizes["float32"])
 
     def test_full_int8_quantizes_the_matmuls(self):
         from ai_edge_litert.interpreter import Interpreter

@@ -115,7 +115,10 @@ class BertEncoderTest(TestCase):
         a = encoder.predict(tiny_inputs(), verbose=0)["pooled_output"]
         b = mixed.predict(tiny_inputs(), verbose=0)["pooled_output"]
         self.assertEqual(keras.backend.standardize_dtype(mixed.embeddings.compute_dtype), "bfloat16")
-        self.assertAllClose(b.astype("float32"), a, atol=0.1)
+        # Measured 0.0037 (2026-11-25, AMD EPYC Zen 4; seeded weights), about one bf16 rounding
+        # step (2^-8) of the tanh-bounded output; the bound allows 2.7x that.
+        self.assertAllClose(b.astype("float32"), a, atol=0.01)
+        self.assertFalse(np.array_equal(b.astype("float32"), a))  # it did compute in bf16
 
 
 class AttentionPatternTest(TestCase):

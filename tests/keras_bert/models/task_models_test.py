@@ -34,17 +34,29 @@ class TaskModelsTest(TestCase):
         self.assertAllClose(logits, pooled @ head.kernel.numpy() + head.bias.numpy(), atol=1e-5)
 
     @pytest.mark.backend_portable
-    def test_question_answerer_scores_every_position(self):
-        qa = BertQuestionAnswerer(self.encoder())
-        outputs = qa.predict(tiny_inputs(), verbose=0)
+    def test_question_answerer_is_one_dense_over_the_sequence_output(self):
+        encoder = self.encoder()
+        qa = BertQuestionAnswerer(encoder)
+        inputs = tiny_inputs()
+        outputs = qa.predict(inputs, verbose=0)
         self.assertEqual(set(outputs), {"start_logits", "end_logits"})
-        self.assertEqual(outputs["start_logits"].shape, (3, 7))
-        self.assertFalse(np.allclose(outputs["start_logits"], outputs["end_logits"]))
+        sequence = encoder.predict(inputs, verbose=0)["sequence_output"]  # [3, 7, H]
+        dense = qa.span_head.dense
+        logits = sequence @ dense.kernel.numpy() + dense.bias.numpy()  # [3, 7, 2]
+        # google-research/bert's layout: column 0 of the span weights is the start, 1 the end.
+        self.assertAllClose(outputs["start_logits"], logits[..., 0], atol=1e-5)
+        self.assertAllClose(outputs["end_logits"], logits[..., 1], atol=1e-5)
 
     @pytest.mark.backend_portable
-    def test_token_classifier_labels_every_position(self):
-        tagger = BertTokenClassifier(self.encoder(), num_classes=5)
-        self.assertEqual(tagger.predict(tiny_inputs(), verbose=0).shape, (3, 7, 5))
+    def test_token_classifier_is_the_head_on_every_position(self):
+        encoder = self.encoder()
+        tagger = BertTokenClassifier(encoder, num_classes=5, dropout=0.0)
+        inputs = tiny_inputs()
+        logits = tagger.predict(inputs, verbose=0)
+        sequence = encoder.predict(inputs, verbose=0)["sequence_output"]
+        head = tagger.classification_head.dense
+        self.assertEqual(logits.shape, (3, 7, 5))
+        self.assertAllClose(logits, sequence @ head.kernel.numpy() + head.bias.numpy(), atol=1e-5)
 
     @pytest.mark.backend_portable
     def test_classifier_fits_a_separable_toy_task(self):
@@ -102,6 +114,8 @@ class FeatureExtractorTest(TestCase):
         outputs = encoder.predict(inputs, verbose=0)
         np.testing.assert_array_equal(features["layer_-1"], outputs["sequence_output"])
         np.testing.assert_array_equal(features["layer_0"], outputs["encoder_outputs"][0])
+        # Two layers: -2 is the first layer's output, the same tensor as layer 0.
+        np.testing.assert_array_equal(features["layer_-2"], outputs["encoder_outputs"][0])
         self.assertFalse(np.allclose(features["layer_-2"], features["layer_-1"]))
 
     def test_layer_indices_outside_the_encoder_are_refused(self):
