@@ -216,12 +216,11 @@ def test_perfect_logits_recover_the_gold_answers_of_squad_dev(tmp_path, tokenize
     no_answer = features.start_positions == 0
     starts[no_answer], ends[no_answer] = -10.0, -10.0
     predictions, _, _ = decode_squad_predictions(examples, features, starts, ends)
-    misses = {
-        e.orig_answer_text: predictions[e.qas_id] for e in examples
-        if predictions[e.qas_id] != e.orig_answer_text
-    }
-    assert len(misses) <= 15, misses  # 11 of 500 here
-    assert all(gold in predicted for gold, predicted in misses.items()), misses
+    misses = [(e.orig_answer_text, predictions[e.qas_id]) for e in examples
+              if predictions[e.qas_id] != e.orig_answer_text]
+    # Measured: 11 of these 500 questions (9 distinct gold texts), all sub-word answers.
+    assert len(misses) == 11, misses
+    assert all(gold in predicted for gold, predicted in misses), misses
 
 
 def test_answers_longer_than_a_window_are_counted(tmp_path, tokenizer):
