@@ -236,7 +236,8 @@ public class BadInputTest {
         starts[0][6] = 1;
         ends[0][7] = 1;
         List<Answer> answers = new AnswerDecoder().decode(features, starts, ends);
-        assertFalse(answers.isEmpty());
+        // [CLS] who ? [SEP] nobody knows the answer here . [SEP]: the only finite peaks.
+        assertEquals("the answer", answers.get(0).text());
     }
 
     @Test(expected = IllegalArgumentException.class)
@@ -247,14 +248,20 @@ public class BadInputTest {
 
     @Test
     public void brokenVocabulariesAreRejected() {
-        String[] bad = {"", "[PAD]\n[UNK]\n[CLS]\n", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n[MASK]\n",
-                "[PAD]\n\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe 12\n"};
-        for (String vocab : bad) {
+        String[][] bad = {
+            {"", "no tokens"},
+            {"[PAD]\n[UNK]\n[CLS]\n", "lacks the BERT special token [SEP] (3 tokens read)"},
+            {"[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n[MASK]\n",
+                "Duplicate vocabulary token [MASK] at ids 4 and 5"},
+            {"[PAD]\n\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n", "line 2 is empty"},
+            {"[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe 12\n", "(the 12) contains whitespace"},
+        };
+        for (String[] vocabAndMessage : bad) {
             try {
-                BertTokenizer.fromVocabText(vocab);
-                fail("accepted " + vocab);
+                BertTokenizer.fromVocabText(vocabAndMessage[0]);
+                fail("accepted " + vocabAndMessage[0]);
             } catch (IllegalArgumentException expected) {
-                assertFalse(expected.getMessage().isEmpty());
+                assertTrue(expected.getMessage(), expected.getMessage().contains(vocabAndMessage[1]));
             }
         }
         BertTokenizer ok = BertTokenizer.fromVocabText("[PAD]\r\n[UNK]\r\n[CLS]\r\n[SEP]\r\n[MASK]\r\nhi\r\n");
