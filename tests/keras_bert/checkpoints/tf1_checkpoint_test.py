@@ -98,13 +98,20 @@ class Tf1CheckpointTest(TestCase):
 
     def test_encoder_from_checkpoint_and_config_file(self):
         tmp = self.tmp()
-        prefix = write_checkpoint(f"{tmp}/bert_model.ckpt", google_weights())
+        weights = google_weights()
+        prefix = write_checkpoint(f"{tmp}/bert_model.ckpt", weights)
         BertConfig(**TINY).to_json_file(f"{tmp}/bert_config.json")
         # The encoder alone: the pretraining heads in the file are reported, not an error.
         encoder = encoder_from_tf1_checkpoint(tmp, f"{tmp}/bert_config.json")
         report = load_tf1_checkpoint(encoder, prefix + ".index")
         self.assertIn("cls/seq_relationship/output_weights", report.unused_head_weights)
         self.assertEqual(encoder.num_hidden_layers, 2)
+        # The file's weights, not a fresh init: the NumPy BERT on the same tensors agrees.
+        inputs = tiny_inputs(seed=5)
+        sequence, pooled, _ = numpy_bert.encoder(weights, {**TINY, "hidden_act": "gelu"}, **inputs)
+        outputs = encoder.predict(inputs, verbose=0)
+        self.assertAllClose(outputs["sequence_output"], sequence, atol=1e-5)
+        self.assertAllClose(outputs["pooled_output"], pooled, atol=1e-5)
 
     def test_save_then_load_round_trips_every_tensor(self):
         tmp = self.tmp()
