@@ -1,6 +1,7 @@
 """run_pretraining --objective and the masking flags, create_pretraining_data's word-order and
 span options, and the layer analysis of the resulting runs, as users run them."""
 
+import collections
 import json
 
 import numpy as np
@@ -116,5 +117,25 @@ def test_create_pretraining_data_shuffles_words_and_masks_spans(tmp_path):
 
     plain_bag, plain_ids = bags(outputs["plain"])
     shuffled_bag, shuffled_ids = bags(outputs["shuffled"])
-    assert sum(map(len, plain_bag)) == sum(map(len, shuffled_bag))  # same tokens in all ...
-    assert not np.array_equal(plain_ids, shuffled_ids)  # ... in another order
+    # The same instances (rows of the same lengths) of the same words, in another order. The
+    # pair truncation drops tokens from the segment ends, which the shuffle has changed, so the
+    # kept tokens differ a little: measured 98.0% shared (2026-11-25, seeded).
+    assert sorted(map(len, plain_bag)) == sorted(map(len, shuffled_bag))
+    plain_tokens = collections.Counter(t for row in plain_bag for t in row)
+    shuffled_tokens = collections.Counter(t for row in shuffled_bag for t in row)
+    shared = sum((plain_tokens & shuffled_tokens).values()) / sum(plain_tokens.values())
+    assert shared > 0.95, shared
+    assert not np.array_equal(plain_ids, shuffled_ids)
+
+    def mean_run(records):  # masked positions per contiguous run of masked positions
+        runs = masked = 0
+        for positions, weights in zip(records["masked_lm_positions"], records["masked_lm_weights"]):
+            chosen = sorted(positions[weights > 0].tolist())
+            masked += len(chosen)
+            runs += sum(1 for i, p in enumerate(chosen) if i == 0 or p != chosen[i - 1] + 1)
+        return masked / runs
+
+    # Span masking masks runs of neighbouring tokens; token masking mostly lone ones (measured
+    # 1.30 and 1.07 tokens per run: 16-token rows hold at most 4 masks).
+    assert mean_run(outputs["spans"]) > 1.2 > mean_run(outputs["plain"]), (
+        mean_run(outputs["spans"]), mean_run(outputs["plain"]))
