@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from keras_bert.data.pretraining_records import read_records
@@ -105,13 +106,24 @@ def test_run_pretraining_bad_input(files):
     assert ok.returncode == 0, ok.stderr[-2000:]
     results = json.loads((files / "c" / "eval_results.json").read_text())
     assert results["examples"] == 24 and results["global_step"] == 1  # 3 batches of 8
-    assert 0.0 <= results["mlm_accuracy"] <= 1.0 and results["loss"] > 0
+    # One step from BERT's init predicts nearly uniformly: the losses are ln(vocabulary) and
+    # ln(2) (measured 3.6933 vs 3.6889 and 0.6929 vs 0.6931), and the total is their sum.
+    assert results["mlm_loss"] == pytest.approx(np.log(len(RECORDS_VOCAB)), abs=0.05)
+    assert results["nsp_loss"] == pytest.approx(np.log(2), abs=0.01)
+    assert results["loss"] == pytest.approx(results["mlm_loss"] + results["nsp_loss"], abs=1e-5)
+    assert 0.0 <= results["mlm_accuracy"] <= 1.0
     assert "mlm_accuracy = " in (files / "c" / "eval_results.txt").read_text()
     eval_only = cli("run_pretraining", *common, f"--output_dir={files / 'c'}", "--max_seq_length=12",
                     "--max_predictions_per_seq=3", "--do_train=false", "--do_eval", "--max_eval_steps=3")
     assert eval_only.returncode == 0, eval_only.stderr[-2000:]
     again = json.loads((files / "c" / "eval_results.json").read_text())
-    assert abs(again["loss"] - results["loss"]) < 1e-5  # same weights, same records, no dropout
+    # Same weights, same records, no dropout: the same evaluation, every number of it.
+    assert again["examples"] == results["examples"] and again["global_step"] == 1
+    for key in ("loss", "mlm_loss", "mlm_accuracy"):
+        assert abs(again[key] - results[key]) < 1e-5, key
+    # The text file shows the same numbers.
+    text = (files / "c" / "eval_results.txt").read_text()
+    assert f"mlm_accuracy = {again['mlm_accuracy']}" in text, text
     plotted = cli("plot_pretraining", f"--output_dir={files / 'c'}")
     assert plotted.returncode == 0, plotted.stderr[-2000:]
     assert (files / "c" / "curves.png").read_bytes()[:4] == b"\x89PNG"
