@@ -12,8 +12,7 @@ from keras_bert.api_export import keras_bert_export
 
 
 def _split(tag):
-    if tag == "O" or "-" not in tag:
-        return tag, ""
+    """`B-ORG` -> `("B", "ORG")`, `O` -> `("O", "")`: split at the first "-", as the script does."""
     prefix, _, kind = tag.partition("-")
     return prefix, kind
 

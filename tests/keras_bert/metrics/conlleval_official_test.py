@@ -71,6 +71,27 @@ def _report(result):
     return lines
 
 
+def _iobes_sentence(rng, length=None):
+    """Any mix of B-, I-, E-, S- and O, well formed or not: the rules must agree on every one."""
+    tags = []
+    for _ in range(length or rng.randrange(1, 15)):
+        prefix = rng.choice("BIESOO.")
+        # "." is the script's punctuation tag; a type may itself contain "-" (split at the first).
+        kind = rng.choice(("PER", "ORG-GPE"))
+        tags.append(prefix if prefix in "O." else f"{prefix}-{kind}")
+    return tags
+
+
+def test_iobes_reports_equal_the_python_ports_on_1000_generated_sets():
+    rng = random.Random(2)
+    for _ in range(1000):
+        gold = [_iobes_sentence(rng) for _ in range(rng.randrange(1, 8))]
+        pred = [_iobes_sentence(rng, len(s)) if rng.random() < 0.3 else list(s) for s in gold]
+        pred = [[rng.choice(["O", t]) if rng.random() < 0.2 else t for t in s] for s in pred]
+        assert _report(conlleval(gold, pred)) == official_conlleval.report(gold, pred, iobes=True), (
+            gold, pred)
+
+
 def test_the_printed_report_equals_conllevals_on_1000_generated_sets():
     rng = random.Random(1)
     for case in range(1000):
