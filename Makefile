@@ -11,7 +11,7 @@ PIP := $(PY) -m pip
 # Quieter TensorFlow start-up; errors still print.
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
-.PHONY: demo similarity benchmark gpu-bundle test test-core test-fast test-jax test-apps test-bazel task-library-check clean
+.PHONY: demo similarity benchmark gpu-bundle test test-core test-fast test-jax test-apps test-bazel task-library-check mutation clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -114,5 +114,13 @@ task-library-check: $(VENV)/.installed-test $(TLS_VENV)/.installed
 	$(PY) tools/task_library_compare.py --num_questions 100 --every 100 \
 		--task_library_python $(TLS_VENV)/bin/python --work_dir runs/task_library
 
+# Mutation testing of the SQuAD chain, the scorers and the packer (setup.cfg's [mutmut] section
+# lists the modules and tests; docs/testing.md has the score). Not part of `make test`: about an
+# hour on 2 cores. Mutants run under a memory cap, since a mutant can make a loop endless.
+mutation: $(VENV)/.installed-test
+	$(PIP) install mutmut==3.8.1
+	ulimit -v 8000000; KERAS_BERT_SHARED_DATA=$(abspath ../shared/data) $(VENV)/bin/mutmut run
+	$(VENV)/bin/mutmut results
+
 clean:
-	rm -rf $(VENV) $(CORE_VENV) $(TLS_VENV) build dist *.egg-info bazel-*
+	rm -rf $(VENV) $(CORE_VENV) $(TLS_VENV) build dist *.egg-info bazel-* mutants
