@@ -51,10 +51,8 @@ def f1_v1(prediction, gold):
 
 def f1_v2(prediction, gold):
     """Token-overlap F1 of the v2.0 script: two empty answers agree (1), one empty is 0."""
-    pred_tokens = normalize_answer(prediction).split()
-    gold_tokens = normalize_answer(gold).split()
-    if not pred_tokens or not gold_tokens:
-        return float(pred_tokens == gold_tokens)
+    if not normalize_answer(prediction) and not normalize_answer(gold):
+        return 1.0  # one empty answer shares no token with the other: f1_v1's 0
     return f1_v1(prediction, gold)
 
 

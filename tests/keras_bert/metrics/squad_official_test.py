@@ -102,6 +102,8 @@ def test_v2_scores_equal_the_official_rules_on_1000_generated_prediction_sets(de
         ids = list(predictions)
         rng.shuffle(ids)
         na_probs = {k: round(rng.random(), 1) for k in ids}  # ties on purpose
+        # A na_prob file may name questions the dataset lacks; both ignore them.
+        na_probs.update({f"other{i}": round(rng.random(), 1) for i in range(rng.choice([0, 2]))})
         threshold = rng.choice([1.0, 0.5])
         ours = evaluate_squad_v2(dataset, predictions, na_probs, na_prob_thresh=threshold)
         official = official_squad_v2.evaluate(dataset["data"], predictions, na_probs, threshold)
