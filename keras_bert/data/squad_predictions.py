@@ -36,14 +36,8 @@ def _softmax(scores):
 
 
 def _char_alignment(text):
-    """`(text without spaces, map from its character index to the index in text)`."""
-    chars, mapping = [], {}
-    for i, char in enumerate(text):
-        if char == " ":
-            continue
-        mapping[len(chars)] = i
-        chars.append(char)
-    return "".join(chars), mapping
+    """Map from the character index in `text` without its spaces to the index in `text`."""
+    return dict(enumerate(i for i, char in enumerate(text) if char != " "))
 
 
 @keras_bert_export("keras_bert.data.project_to_original_text")
@@ -65,17 +59,15 @@ def _project_to_original_span(pred_text, orig_text, do_lower_case):
     """`project_to_original_text` as `(start, end)` character offsets into `orig_text`."""
     whole = (0, len(orig_text))
     tok_text = " ".join(_basic_tokenizer(do_lower_case).basic_tokenize(orig_text))
-    start = tok_text.find(pred_text)
+    start = tok_text.find(pred_text)  # the first occurrence, as google's get_final_text
     if start == -1:
         return whole
-    end = start + len(pred_text) - 1
-    orig_ns, orig_map = _char_alignment(orig_text)
-    tok_ns, tok_map = _char_alignment(tok_text)
-    if len(orig_ns) != len(tok_ns):
-        return whole  # e.g. an accent stripped from a character that is not spelled apart
+    end = start + len(pred_text) - 1  # pred_text is stripped: start and end are not spaces
+    orig_map = _char_alignment(orig_text)
+    tok_map = _char_alignment(tok_text)
+    if len(orig_map) != len(tok_map):
+        return whole  # e.g. a zero-width or control character the tokenizer dropped
     tok_to_ns = {index: ns for ns, index in tok_map.items()}
-    if start not in tok_to_ns or end not in tok_to_ns:
-        return whole
     return orig_map[tok_to_ns[start]], orig_map[tok_to_ns[end]] + 1
 
 

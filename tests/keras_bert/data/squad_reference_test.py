@@ -53,15 +53,20 @@ def _compare(dataset, path, is_training, max_seq_length=384, doc_stride=128):
     return len(reference), skipped, len(expected)
 
 
-def _compare_decoding(dataset, path, seed):
+def _compare_decoding(dataset, path, seed, levels=None):
     """Random logits (every pathological span shape) on every window: the package's answers
-    equal google's `write_predictions` + `get_final_text` on every question."""
+    equal google's `write_predictions` + `get_final_text` on every question. With `levels`,
+    the logits take only that many values, so most of them tie (as an int8 model's do) and
+    the order of equal logits decides the n-best."""
     reference, _ = google_squad.read_examples(dataset, is_training=False)
     ours = read_squad_examples(path, is_training=False)
     features = convert_squad_examples(ours, TOKENIZER, max_seq_length=384, doc_stride=128)
     rng = np.random.default_rng(seed)
     start_logits = rng.normal(0, 3, features.token_ids.shape).astype("float32")
     end_logits = rng.normal(0, 3, features.token_ids.shape).astype("float32")
+    if levels:
+        start_logits = rng.integers(0, levels, features.token_ids.shape).astype("float32")
+        end_logits = rng.integers(0, levels, features.token_ids.shape).astype("float32")
     predictions, _, _ = decode_squad_predictions(ours, features, start_logits, end_logits,
                                                  n_best_size=20, max_answer_length=30)
     grouped, index = [], 0
@@ -109,6 +114,11 @@ def test_training_windows_and_answer_positions_match_google(tmp_path):
 def test_decoded_answers_match_google_on_the_first_articles(tmp_path):
     dataset, path = _subset("dev-v1.1.json.gz", 3, tmp_path)
     assert _compare_decoding(dataset, path, seed=0) > 300
+
+
+def test_decoded_answers_match_google_when_logits_tie(tmp_path):
+    dataset, path = _subset("dev-v1.1.json.gz", 3, tmp_path)
+    assert _compare_decoding(dataset, path, seed=2, levels=4) == _count_questions(dataset)
 
 
 @pytest.mark.large

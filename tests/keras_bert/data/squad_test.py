@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+from keras_bert.data import squad_predictions
 from keras_bert.data.squad_examples import SquadFormatError
 from keras_bert.data.squad_examples import read_squad_examples
 from keras_bert.data.squad_features import convert_squad_examples
@@ -138,6 +139,36 @@ def test_answer_span_is_tightened_to_the_answer_tokens(tmp_path, tokenizer):
 ])
 def test_predictions_map_back_to_the_original_text(pred, orig, expected):
     assert project_to_original_text(pred, orig, do_lower_case=True) == expected
+
+
+def test_a_repeated_prediction_maps_to_its_first_occurrence():
+    # google's get_final_text takes tok_text.find(pred_text): the first place it occurs.
+    assert squad_predictions._project_to_original_span("ab", "abab", True) == (0, 2)
+    assert squad_predictions._project_to_original_span("b c", "a b c b c", True) == (2, 5)
+
+
+def test_a_span_whose_characters_the_tokenizer_drops_is_its_whole_words(tmp_path, tokenizer):
+    # The zero-width space is dropped by tokenization, so the character alignment fails and
+    # the answer is the span's original words, exactly those (google's fallback).
+    context = "The code a\u200bb was set in 1895."
+    qas = [{"id": "q1", "question": "Which code?",
+            "answers": [{"text": "a\u200bb", "answer_start": context.index("a\u200bb")}]}]
+    examples = read_squad_examples(write(tmp_path, squad(context=context, qas=qas)),
+                                   is_training=True)
+    features = convert_squad_examples(examples, tokenizer, 48, 16, 16, is_training=True)
+    starts, ends = one_hot_logits(features)
+    predictions, _, _ = decode_squad_predictions(examples, features, starts, ends)
+    assert predictions == {"q1": "a\u200bb"}
+
+
+def test_probabilities_stay_finite_for_huge_logits(tmp_path, tokenizer):
+    examples = read_squad_examples(write(tmp_path, squad()), is_training=True)
+    features = convert_squad_examples(examples, tokenizer, 48, 16, 16, is_training=True)
+    starts, ends = one_hot_logits(features)
+    _, nbest, _ = decode_squad_predictions(examples, features, 100 * starts, 100 * ends)
+    probabilities = [entry["probability"] for entry in nbest["q1"]]
+    assert nbest["q1"][0]["text"] == "Steve Smith"
+    assert probabilities[0] == pytest.approx(1.0) and sum(probabilities) == pytest.approx(1.0)
 
 
 def one_hot_logits(features):
