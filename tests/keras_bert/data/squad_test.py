@@ -8,7 +8,7 @@ import pytest
 
 from keras_bert.data import squad_predictions
 from keras_bert.data.squad_examples import SquadFormatError
-from keras_bert.data.squad_examples import read_squad_examples
+from keras_bert.data.squad_examples import read_squad_examples, split_on_whitespace
 from keras_bert.data.squad_features import convert_squad_examples
 from keras_bert.data.squad_predictions import decode_squad_predictions
 from keras_bert.data.squad_predictions import answer_char_span, project_to_original_text
@@ -56,8 +56,32 @@ def test_examples_carry_word_spans(tmp_path):
     (lambda d: d["data"][0]["paragraphs"][0]["qas"][0].update(is_impossible=True, answers=[]),
      "v2.0 unanswerable question; pass --version_2_with_negative"),
     (lambda d: d["data"][0]["paragraphs"][0].update(context=5),
-     r"data\[0\]\.paragraphs\[0\]: 'context' should be str, got int"),
+     r"json, data\[0\]\.paragraphs\[0\]: 'context' should be str, got int$"),  # no line: no id
     (lambda d: d.pop("data"), "top level: missing 'data'"),
+    # Every answer problem names the file, the question's line and its JSON path.
+    (lambda d: d["data"][0]["paragraphs"][0]["qas"][0].pop("answers"),
+     r"json, line \d+, data\[0\]\.paragraphs\[0\]\.qas\[0\]: missing 'answers'$"),
+    (lambda d: d["data"][0]["paragraphs"][0]["qas"][0].update(answers=[]),
+     r"json, line \d+, data\[0\]\.paragraphs\[0\]\.qas\[0\]: question 'q1' has no answers "
+     r"\(and is not marked is_impossible\)$"),
+    (lambda d: d["data"][0]["paragraphs"][0]["qas"][0].update(answers="Steve"),
+     r"json, line \d+, data\[0\]\.paragraphs\[0\]\.qas\[0\]: 'answers' should be list, got str$"),
+    (lambda d: d["data"][0]["paragraphs"][0]["qas"][0]["answers"][0].pop("text"),
+     r"json, line \d+, data\[0\]\.paragraphs\[0\]\.qas\[0\]\.answers\[0\]: missing 'text'$"),
+    (lambda d: d["data"][0]["paragraphs"][0]["qas"][0]["answers"][0].update(answer_start="0"),
+     r"json, line \d+, data\[0\]\.paragraphs\[0\]\.qas\[0\]\.answers\[0\]: 'answer_start' "
+     r"should be int, got str$"),
+    # Python would slice from the end for a negative offset; the offset past the end reads "".
+    (lambda d: d["data"][0]["paragraphs"][0]["qas"][0]["answers"][0].update(text="rs.", answer_start=-3),
+     r"answer_start -3 of question 'q1' does not point at its answer 'rs\.' \(the context there "
+     r"reads ''\)\. Fix answer_start \(the character offset of the answer in the context\)\.$"),
+    (lambda d: d["data"][0]["paragraphs"][0]["qas"][0]["answers"][0].update(text="x", answer_start=len(CONTEXT)),
+     rf"answer_start {len(CONTEXT)} of question 'q1' does not point at its answer 'x' \(the "
+     r"context there reads ''\)"),
+    # A blank answer is refused even where the context has that blank.
+    (lambda d: d["data"][0]["paragraphs"][0]["qas"][0]["answers"][0].update(text=" ", answer_start=5),
+     r"answer_start 5 of question 'q1' does not point at its answer ' ' \(the context there "
+     r"reads ' '\)"),
 ])
 def test_bad_squad_files_name_file_line_and_entry(tmp_path, mutate, message):
     data = squad()
@@ -75,6 +99,22 @@ def test_answer_start_error_names_the_line_of_the_question(tmp_path):
     line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if '"q1"' in text)
     with pytest.raises(SquadFormatError, match=f", line {line}, "):
         read_squad_examples(path, is_training=True)
+
+
+def test_the_line_counts_from_the_first_line_of_the_file(tmp_path):
+    data = squad()
+    data["data"][0]["paragraphs"][0]["qas"][0]["answers"][0]["answer_start"] = 1
+    path = tmp_path / "train.json"
+    path.write_text("\n" + json.dumps(data, indent=1))  # a blank first line
+    line = next(i for i, text in enumerate(path.read_text().split("\n"), 1) if '"q1"' in text)
+    with pytest.raises(SquadFormatError, match=f", line {line}, "):
+        read_squad_examples(path, is_training=True)
+
+
+def test_whitespace_is_googles_including_the_narrow_no_break_space():
+    # run_squad.py's is_whitespace: space, tab, CR, LF and U+202F; other spaces stay in words.
+    assert split_on_whitespace("a\u202fb\tc\r\nd e")[0] == ["a", "b", "c", "d", "e"]
+    assert split_on_whitespace("a\u00a0b\u2003c")[0] == ["a\u00a0b\u2003c"]
 
 
 def test_malformed_json_reports_line_and_column(tmp_path):
