@@ -102,8 +102,17 @@ def test_sequence_length_too_small_for_special_tokens():
         BertPacker(sequence_length=1, cls_token_id=CLS, sep_token_id=SEP)
     packer = BertPacker(sequence_length=2, cls_token_id=CLS, sep_token_id=SEP)
     assert pack(packer, [[1, 2]])["token_ids"] == [[CLS, SEP]]
-    with pytest.raises(ValueError, match=r"pairs need at least 3"):
+    with pytest.raises(ValueError, match=r"cannot hold \[CLS\] A \[SEP\] B \[SEP\]: pairs need "
+                                         r"at least 3\."):
         pack(packer, [[1]], [[2]])
+
+
+def test_a_list_of_tensors_is_a_pair_and_a_list_of_ids_one_segment():
+    # Keras hands a functional model's (a, b) to the layer as a list.
+    packer = BertPacker(sequence_length=6, cls_token_id=CLS, sep_token_id=SEP)
+    a, b = tf.constant([[5, 6]]), tf.constant([[7]])
+    assert packer([a, b])["token_ids"].numpy().tolist() == [[CLS, 5, 6, SEP, 7, SEP]]
+    assert packer([5, 6])["token_ids"].numpy().tolist() == [CLS, 5, 6, SEP, PAD, PAD]
 
 
 def test_more_than_two_segments_is_an_error():
