@@ -304,3 +304,17 @@ def test_answers_longer_than_a_window_are_counted(tmp_path, tokenizer):
     assert (features.start_positions == 0).all()
     wider = convert_squad_examples(examples, tokenizer, 24, 4, 4, is_training=True)
     assert wider.num_answers_outside_windows == 0
+
+
+def test_features_feed_the_question_answerer_by_name(tmp_path, tokenizer):
+    # inputs() / labels() are keyed by the encoder's inputs and the span head's outputs.
+    examples = read_squad_examples(write(tmp_path, squad()), is_training=True)
+    features = convert_squad_examples(examples, tokenizer, 48, 16, 16, is_training=True)
+    inputs, labels = features.inputs(), features.labels()
+    assert inputs.keys() == {"token_ids", "segment_ids", "padding_mask"}
+    assert inputs["token_ids"] is features.token_ids
+    assert inputs["segment_ids"] is features.segment_ids
+    assert inputs["padding_mask"] is features.padding_mask
+    assert labels.keys() == {"start_logits", "end_logits"}
+    assert labels["start_logits"] is features.start_positions
+    assert labels["end_logits"] is features.end_positions
