@@ -98,12 +98,15 @@ class MiniLMParityTest(TestCase):
             f"|diff| last_hidden_state {diff[real].max():.2e} (padding rows "
             f"{diff[~real].max():.2e}), pooler_output {pooled_diff:.2e}"
         )
-        self.assertLessEqual(diff[real].max(), 1e-4)
-        self.assertLessEqual(pooled_diff, 1e-4)
+        # The acceptance bound is 1e-4. Measured on 2026-11-25 (AMD EPYC Zen 4): real tokens
+        # 4.1e-6 / 5.1e-6 / 4.4e-6 (TensorFlow / JAX / PyTorch), pooled 2.4e-7 / 2.5e-7 /
+        # 1.9e-7, padded rows 9.1e-5 / 1.0e-4 / 7.6e-5; these bounds are ~4x the largest.
+        self.assertLessEqual(diff[real].max(), 2e-5)
+        self.assertLessEqual(pooled_diff, 1e-6)
         # Rows at padded positions are outputs nobody reads, and ill-conditioned: a float32 NumPy
         # pass is itself ~1e-4 from float64 there (docs/parity.md). They must still be computed
         # the same way (a padded query attends to the real keys), which a looser bound checks.
-        self.assertLessEqual(diff[~real].max(), 1e-3)
+        self.assertLessEqual(diff[~real].max(), 5e-4)
 
 
 def save_tiny_hf(model_cls, tmp_path, **extra):
