@@ -204,13 +204,13 @@ def pack_pretraining_instances(instances, max_seq_length, max_predictions_per_se
     (`parse_pretraining_batch`): `inputs` `token_ids`, `segment_ids`, `padding_mask` `[N, L]`
     and `mask_positions` `[N, P]` (int32); `labels` `masked_lm_ids` `[N, P]` (int32),
     `masked_lm_weights` `[N, P]` (float32), `next_sentence_labels` `[N]` (int32). With Keras
-    `fit` on any backend:
+    `fit` on any backend (`instances` from `create_training_instances`):
 
-    >>> inputs, labels = keras_bert.data.pack_pretraining_instances(instances, 128, 20)  # doctest: +SKIP
-    >>> pretrainer.fit(inputs, {"mlm_logits": labels["masked_lm_ids"],
-    ...                         "nsp_logits": labels["next_sentence_labels"]},
-    ...                sample_weight={"mlm_logits": labels["masked_lm_weights"],
-    ...                               "nsp_logits": np.ones(len(inputs["token_ids"]))})  # doctest: +SKIP
+        inputs, labels = keras_bert.data.pack_pretraining_instances(instances, 128, 20)
+        pretrainer.fit(inputs, {"mlm_logits": labels["masked_lm_ids"],
+                                "nsp_logits": labels["next_sentence_labels"]},
+                       sample_weight={"mlm_logits": labels["masked_lm_weights"],
+                                      "nsp_logits": np.ones(len(inputs["token_ids"]))})
     """
     import numpy as np
 

@@ -73,10 +73,13 @@ def encode_texts(tokenizer, first, second=None, *, sequence_length):
     """Tokenizes texts (or text pairs) with `tokenizer` (a `ReferenceTokenizer`) and packs them
     with `pack_segments`, using the vocabulary's `[CLS]`, `[SEP]` and `[PAD]`.
 
-    Example:
-    >>> tokenizer = keras_bert.ReferenceTokenizer("vocab.txt")  # doctest: +SKIP
+    Example (a vocab.txt path works as well as a token list):
+    >>> tokenizer = keras_bert.ReferenceTokenizer(
+    ...     ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "question", "passage", "?", "."])
     >>> x = keras_bert.encode_texts(tokenizer, ["a question?"], ["a passage."],
-    ...                             sequence_length=128)  # doctest: +SKIP
+    ...                             sequence_length=10)
+    >>> x["token_ids"].tolist(), x["segment_ids"].tolist()
+    ([[2, 5, 6, 8, 3, 5, 7, 9, 3, 0]], [[0, 0, 0, 0, 0, 1, 1, 1, 1, 0]])
     """
     ids = special_token_ids(tokenizer.vocabulary)
     return pack_segments(

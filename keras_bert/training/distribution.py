@@ -37,9 +37,10 @@ def model_parallel(batch_devices, model_devices, devices=None):
     layout `ENCODER_LAYOUT`: batches split over `batch_devices`, each block's large kernels over
     `model_devices`.
 
-    Example:
-    >>> keras.distribution.set_distribution(
-    ...     keras_bert.training.model_parallel(2, 2))  # doctest: +SKIP
+    Example (one CPU device here; on 8 accelerators, `model_parallel(4, 2)`):
+    >>> distribution = keras_bert.training.model_parallel(1, 1)
+    >>> distribution.device_mesh.shape, distribution.device_mesh.axis_names
+    ((1, 1), ('batch', 'model'))
     """
     devices = devices or keras.distribution.list_devices()
     if batch_devices * model_devices != len(devices):
