@@ -79,7 +79,8 @@ class BuildFile:
 
 def _is_skipped(path, root):
     rel = path.relative_to(root).parts
-    return any(part.startswith(".") or part == "__pycache__" for part in rel)
+    # mutants/: mutmut's working copy of the tree (`make mutation`), gitignored.
+    return rel[0] == "mutants" or any(part.startswith(".") or part == "__pycache__" for part in rel)
 
 
 def _glob(package_dir, include, exclude=()):
