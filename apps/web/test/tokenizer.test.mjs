@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { BertTokenizer, basicTokenize } from "../src/qa/index.js";
-import { loadTokenizer, readFixture } from "./helpers.mjs";
+import { loadTokenizer, readFixture, readRepoText } from "./helpers.mjs";
 
 const golden = readFixture("tokenizer_golden.json");
 
@@ -63,6 +63,7 @@ test("Greek final sigma is chosen from the whole word, as Python's str.lower()",
 
 test("emoji, CJK and right-to-left text tokenize as Python does (checked against it)", () => {
   const tokenizer = loadTokenizer();
+  const vocabLines = readRepoText("apps/models/vocab.txt").split("\n");
   const expected = [
     ["👨‍👩‍👧‍👦 family 🇨🇭", ["[UNK]", "family", "[UNK]"]],
     ["北京是中国的首都。", ["北", "京", "[UNK]", "中", "国", "的", "[UNK]", "都", "。"]],
@@ -73,7 +74,8 @@ test("emoji, CJK and right-to-left text tokenize as Python does (checked against
   ];
   for (const [text, tokens] of expected) {
     assert.deepEqual(tokenizer.tokenize(text), tokens, text);
-    assert.ok(tokenizer.convertTokensToIds(tokens).every((id) => Number.isInteger(id) && id >= 0));
+    // Each id is the token's line in vocab.txt (0-based).
+    assert.deepEqual(tokenizer.convertTokensToIds(tokens), tokens.map((t) => vocabLines.indexOf(t)));
   }
   assert.deepEqual(basicTokenize("שָׁלוֹם"), ["שלום"]); // the niqqud are Mn: stripped
 });

@@ -16,6 +16,7 @@ def test_start_batch_continues_the_same_stream(tmp_path):
     write_records(path)
     full = ids(pretraining_dataset([path], 4, 12, 3, seed=1), 12)
     resumed = ids(pretraining_dataset([path], 4, 12, 3, seed=1, start_batch=7), 5)
+    assert len(full) == 12 and len(resumed) == 5
     for a, b in zip(full[7:], resumed):
         np.testing.assert_array_equal(a, b)
 
