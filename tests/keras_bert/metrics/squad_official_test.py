@@ -81,7 +81,9 @@ def test_scores_equal_the_official_rules_on_a_full_dev_prediction_file(dev):
     official = official_squad_v1.evaluate(dev["data"], predictions)
     assert ours["total"] == 10_570
     assert (ours["exact_match"], ours["f1"]) == (official["exact_match"], official["f1"])
-    assert 60 < official["f1"] < 100  # a mix, not all-right or all-wrong
+    # A mix, not all-right or all-wrong: 2/3 gold by construction, and some variants normalize
+    # to gold (measured EM 77.37); partial overlaps put F1 above EM.
+    assert 66 < official["exact_match"] < 90 and official["f1"] > official["exact_match"]
 
 
 def test_v2_scores_equal_the_official_rules_on_1000_generated_prediction_sets(dev):
