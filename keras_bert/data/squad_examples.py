@@ -66,7 +66,10 @@ class _Locator:
         self.raw = raw
 
     def line_of(self, qas_id):
-        at = self.raw.find(json.dumps(qas_id))
+        """The line of the id's first mention, written raw or \\u-escaped; None if neither."""
+        at = self.raw.find(json.dumps(qas_id, ensure_ascii=False))
+        if at < 0:
+            at = self.raw.find(json.dumps(qas_id))
         return self.raw.count("\n", 0, at) + 1 if at >= 0 else None
 
     def error(self, where, message, qas_id=None):

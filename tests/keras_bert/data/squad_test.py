@@ -71,7 +71,11 @@ def test_examples_carry_word_spans(tmp_path):
     (lambda d: d["data"][0]["paragraphs"][0]["qas"][0]["answers"][0].update(answer_start="0"),
      r"json, line \d+, data\[0\]\.paragraphs\[0\]\.qas\[0\]\.answers\[0\]: 'answer_start' "
      r"should be int, got str$"),
-    # Python would slice from the end for a negative offset; the offset past the end reads "".
+    # Python would slice from the end for a negative offset (context[-4:-3] is "e", a match a
+    # careless check would take); the offset past the end reads "".
+    (lambda d: d["data"][0]["paragraphs"][0]["qas"][0]["answers"][0].update(text="e", answer_start=-4),
+     r"answer_start -4 of question 'q1' does not point at its answer 'e' \(the context there "
+     r"reads ''\)"),
     (lambda d: d["data"][0]["paragraphs"][0]["qas"][0]["answers"][0].update(text="rs.", answer_start=-3),
      r"answer_start -3 of question 'q1' does not point at its answer 'rs\.' \(the context there "
      r"reads ''\)\. Fix answer_start \(the character offset of the answer in the context\)\.$"),
@@ -109,6 +113,37 @@ def test_the_line_counts_from_the_first_line_of_the_file(tmp_path):
     line = next(i for i, text in enumerate(path.read_text().split("\n"), 1) if '"q1"' in text)
     with pytest.raises(SquadFormatError, match=f", line {line}, "):
         read_squad_examples(path, is_training=True)
+
+
+@pytest.mark.parametrize("qas_id, ensure_ascii, has_line", [
+    ("q\u00e91", False, True),  # written raw (UTF-8), as most tools write it
+    ("q\u00e91", True, True),  # written \\u-escaped
+    ("q/1", None, False),  # written "q\\/1": no line rather than a wrong one
+])
+def test_lines_of_ids_however_json_wrote_them(tmp_path, qas_id, ensure_ascii, has_line):
+    data = squad(qas=[{"id": qas_id, "question": "Who?",
+                       "answers": [{"text": "Steve Smith", "answer_start": 1}]}])
+    text = json.dumps(data, indent=1, ensure_ascii=bool(ensure_ascii))
+    if ensure_ascii is None:
+        text = text.replace('"q/1"', '"q\\/1"')
+    path = tmp_path / "train.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SquadFormatError) as error:
+        read_squad_examples(path, is_training=True)
+    lines = text.split("\n")
+    line = next(i for i, t in enumerate(lines, 1) if '"id"' in t)
+    expected = f"{path}, line {line}, data[0]" if has_line else f"{path}, data[0]"
+    assert str(error.value).startswith(expected), str(error.value)
+
+
+def test_unreadable_files_say_what_is_wrong(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"^SQuAD file \S+nope.json does not exist\.$"):
+        read_squad_examples(tmp_path / "nope.json", is_training=False)
+    latin1 = tmp_path / "latin1.json"
+    latin1.write_bytes('{"data": ["caf\u00e9"]}'.encode("latin-1"))
+    with pytest.raises(SquadFormatError, match=r"latin1.json: not UTF-8 text \(byte 14\); is it a "
+                                               r"SQuAD \.json\?$"):
+        read_squad_examples(latin1, is_training=False)
 
 
 def test_whitespace_is_googles_including_the_narrow_no_break_space():
