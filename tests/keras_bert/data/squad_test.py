@@ -136,6 +136,16 @@ def test_lines_of_ids_however_json_wrote_them(tmp_path, qas_id, ensure_ascii, ha
     assert str(error.value).startswith(expected), str(error.value)
 
 
+def test_an_error_without_a_question_has_no_line_even_beside_a_null(tmp_path):
+    data = squad()
+    data["version"] = None  # a JSON null: an id-less error must not search for "null"
+    data["data"][0]["paragraphs"][0]["context"] = 5
+    path = write(tmp_path, data)
+    with pytest.raises(SquadFormatError) as error:
+        read_squad_examples(path, is_training=True)
+    assert str(error.value) == f"{path}, data[0].paragraphs[0]: 'context' should be str, got int"
+
+
 def test_unreadable_files_say_what_is_wrong(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"^SQuAD file \S+nope.json does not exist\.$"):
         read_squad_examples(tmp_path / "nope.json", is_training=False)
