@@ -54,8 +54,9 @@ def test_bfloat16_gradient_is_within_bfloat16_noise_of_float64(jit_compile):
     _, exact = _reference(x.numpy().astype("float64"), upstream.numpy().astype("float64"))
     rms = np.sqrt(np.mean((got - exact) ** 2) / np.mean(exact**2))
     # Measured 0.36 % (bf16 elementwise gradient) and 0.17 % (through float32) on 28M
-    # MiniLM-shaped scores; bfloat16's own rounding is 0.39 %.
-    assert rms < 0.01, rms
+    # MiniLM-shaped scores; bfloat16's own rounding is 0.39 %. The bound is 1.4x the larger
+    # (it was 0.01, 2.8x, with no stated basis).
+    assert rms < 0.005, rms
 
 
 def test_float32_inputs_are_a_plain_softmax():
