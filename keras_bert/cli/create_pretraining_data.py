@@ -8,6 +8,10 @@
 Input: plain text, one sentence per line, a blank line between documents (make it from raw
 books with `python -m keras_bert.cli.prepare_pretraining_text`). Output: TFRecords with
 google-research/bert's features, readable by its run_pretraining.py and by ours.
+
+`--pack_sequences` writes full-length rows of concatenated documents instead of sentence
+pairs: no padding and no next-sentence labels (masked LM only; `run_pretraining
+--nsp_loss_weight=0`, as `--recipe=budget` sets).
 """
 
 import random
@@ -48,6 +52,11 @@ flags.DEFINE_bool(
 flags.DEFINE_float(
     "short_seq_prob", 0.1, "Probability of a shorter sequence than the maximum length."
 )
+flags.DEFINE_bool(
+    "pack_sequences", False,
+    "Full --max_seq_length rows of documents joined by [SEP], with no padding and no "
+    "next-sentence labels (masked LM only), instead of BERT's sentence pairs.",
+)
 
 
 def create_pretraining_data(argv_flags):
@@ -59,6 +68,7 @@ def create_pretraining_data(argv_flags):
     from keras_bert.data.masking import MaskingPolicy
     from keras_bert.data.masking import TokenMasker
     from keras_bert.data.pretraining_dataset import expand_input_files
+    from keras_bert.data.pretraining_instances import create_packed_instances
     from keras_bert.data.pretraining_instances import create_training_instances
     from keras_bert.data.pretraining_records import shard_paths
     from keras_bert.data.pretraining_records import write_pretraining_records
@@ -96,7 +106,7 @@ def create_pretraining_data(argv_flags):
     bar = keras.utils.Progbar(num_sentences, unit_name="sentence")
     documents = tokenize_documents(documents, tokenizer, progress=bar.update)
     one_sentence = sum(len(d) == 1 for d in documents)
-    if one_sentence:
+    if one_sentence and not f.pack_sequences:
         print(
             f"Note: {one_sentence:,} document(s) have a single sentence; they only give "
             "NotNext pairs or pairs split inside the sentence."
@@ -106,18 +116,20 @@ def create_pretraining_data(argv_flags):
         print("Shuffling the words of every sentence...")
         documents = shuffle_word_order(documents, vocabulary, random.Random(f.random_seed + 1))
 
-    print(f"Creating instances (dupe_factor={f.dupe_factor})...")
+    kind = "packed rows" if f.pack_sequences else "sentence pairs"
+    print(f"Creating {kind} (dupe_factor={f.dupe_factor})...")
+    common = dict(
+        cls_id=special["[CLS]"], sep_id=special["[SEP]"], max_seq_length=f.max_seq_length,
+        dupe_factor=f.dupe_factor, rng=random.Random(f.random_seed),
+    )
     try:
-        instances = create_training_instances(
-            documents,
-            TokenMasker(vocabulary, policy),
-            cls_id=special["[CLS]"],
-            sep_id=special["[SEP]"],
-            max_seq_length=f.max_seq_length,
-            dupe_factor=f.dupe_factor,
-            short_seq_prob=f.short_seq_prob,
-            rng=random.Random(f.random_seed),
-        )
+        if f.pack_sequences:
+            instances = create_packed_instances(documents, TokenMasker(vocabulary, policy), **common)
+        else:
+            instances = create_training_instances(
+                documents, TokenMasker(vocabulary, policy), short_seq_prob=f.short_seq_prob,
+                **common,
+            )
     except ValueError as e:
         raise app.UsageError(f"--input_file: {e}") from None
 
@@ -131,7 +143,9 @@ def create_pretraining_data(argv_flags):
         f"Done in {time.time() - start:.0f} s: {summary.instances:,} instances, "
         f"{summary.tokens:,} tokens, {summary.masked_tokens:,} masked-LM targets "
         f"({summary.masked_tokens / max(summary.tokens, 1):.1%} of tokens), "
-        f"{summary.is_next_fraction:.1%} IsNext, {len(summary.files)} shard(s):"
+        + (f"{summary.is_next_fraction:.1%} IsNext, " if summary.is_next_fraction is not None
+           else "packed rows, no next-sentence labels, ")
+        + f"{len(summary.files)} shard(s):"
     )
     for path in summary.files:
         print(f"  {path}")

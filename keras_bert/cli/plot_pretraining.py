@@ -25,13 +25,16 @@ def plot(entries, png, title):
     import matplotlib.pyplot as plt
 
     steps = [e["step"] for e in entries]
+    nsp = "nsp_loss" in entries[-1]  # packed runs (masked LM only) log no NSP
     figure, axes = plt.subplots(1, 3, figsize=(15, 4))
     axes[0].plot(steps, [e["mlm_loss"] for e in entries], label="masked-LM loss")
-    axes[0].plot(steps, [e["nsp_loss"] for e in entries], label="NSP loss")
+    if nsp:
+        axes[0].plot(steps, [e["nsp_loss"] for e in entries], label="NSP loss")
     axes[0].set_title("loss")
     axes[1].plot(steps, [e["mlm_accuracy"] for e in entries], label="masked-LM accuracy")
-    axes[1].plot(steps, [e["nsp_accuracy"] for e in entries], label="NSP accuracy")
-    axes[1].axhline(0.5, color="grey", lw=0.5, ls="--")
+    if nsp:
+        axes[1].plot(steps, [e["nsp_accuracy"] for e in entries], label="NSP accuracy")
+        axes[1].axhline(0.5, color="grey", lw=0.5, ls="--")
     axes[1].set_ylim(0, 1)
     axes[1].set_title("accuracy (per log interval)")
     axes[2].plot(steps, [e["tokens_per_s"] for e in entries], color="tab:green")
@@ -56,7 +59,8 @@ def main(argv):
     last = entries[-1]
     print(
         f"{png}: {len(entries)} points to step {last['step']}; last masked-LM accuracy "
-        f"{last['mlm_accuracy']:.3f}, NSP accuracy {last['nsp_accuracy']:.3f}"
+        f"{last['mlm_accuracy']:.3f}"
+        + (f", NSP accuracy {last['nsp_accuracy']:.3f}" if "nsp_accuracy" in last else "")
     )
 
 

@@ -13,6 +13,14 @@ is the same command with records of the new length, a new --output_dir, and
 TF_CONFIG set and --distribution_strategy=multi_worker_mirrored. At the end, --output_dir holds
 `bert_model.ckpt` + `bert_config.json` in google's format, which every keras_bert tool and
 google-research/bert's scripts read.
+
+`--recipe=budget --budget_hours=H` (or `--budget_tokens=N`) trains for a fixed budget instead of
+a step count, with the choices of BUDGET_RECIPE below for a small budget (docs/pretraining.md
+has the ablations): the learning rate warms up and decays to zero over the budget spent
+(`BudgetSchedule`), masked LM only, masks drawn per batch, no dropout while pretraining (the
+saved bert_config.json keeps the model's dropout for fine-tuning). Use it with packed records
+(`create_pretraining_data --pack_sequences`). A flag given on the command line wins over the
+recipe's value. BERT's recipe (`--recipe=bert`) stays the default.
 """
 
 import dataclasses
@@ -81,6 +89,44 @@ flags.DEFINE_float(
 flags.DEFINE_float(
     "nsp_loss_weight", 1.0, "Weight of the next-sentence loss (0: train the token objective alone)."
 )
+flags.DEFINE_enum(
+    "recipe", "bert", ["bert", "budget"],
+    "bert: google-research/bert's step schedule and objectives. budget: a fixed --budget_hours "
+    "or --budget_tokens, with the small-budget choices of BUDGET_RECIPE.",
+)
+flags.DEFINE_float("budget_hours", None, "--recipe=budget: hours of training (wall clock).")
+flags.DEFINE_float("budget_tokens", None, "--recipe=budget: input tokens to train on.")
+flags.DEFINE_float(
+    "warmup_fraction", 0.1, "--recipe=budget: share of the budget spent warming up the rate."
+)
+
+# --recipe=budget's values for flags the command line leaves unset.
+BUDGET_RECIPE = {
+    "nsp_loss_weight": 0.0,  # NSP costs steps and did not help (RoBERTa; Cramming)
+    "dynamic_masking": True,  # new masks each batch: no dupe_factor copies to store
+    "masked_lm_prob": 0.15,  # BERT's rate until the ablation picks one (15-40 %)
+}
+
+
+def apply_recipe():
+    """Sets --recipe=budget's values on the flags the command line did not give, and checks the
+    budget flags. Returns the `Budget` (`None` for --recipe=bert)."""
+    from keras_bert.training.budget_schedule import Budget
+
+    given = [name for name in ("budget_hours", "budget_tokens") if FLAGS[name].value is not None]
+    if FLAGS.recipe == "bert":
+        if given:
+            raise ValueError(f"--{given[0]} needs --recipe=budget.")
+        return None
+    if len(given) != 1:
+        raise ValueError(
+            "--recipe=budget needs one budget: --budget_hours=H (wall clock) or --budget_tokens=N.")
+    for name, value in BUDGET_RECIPE.items():
+        if not FLAGS[name].present:
+            FLAGS[name].value = value
+    if FLAGS.budget_hours is not None:
+        return Budget(FLAGS.budget_hours * 3600.0, "seconds")
+    return Budget(FLAGS.budget_tokens, "tokens")
 
 
 def main(argv):
@@ -110,6 +156,7 @@ def main(argv):
     from keras_bert.models.bert_pretrainer import BertPretrainer
     from keras_bert.tokenization.vocab import load_vocabulary
     from keras_bert.training.distribute import get_distribution_strategy
+    from keras_bert.training.budget_schedule import BudgetSchedule
     from keras_bert.training.optimizer import create_optimizer
     from keras_bert.training.pretraining_objective import PRETRAINING_OBJECTIVES
     from keras_bert.training.pretraining_objective import write_pretraining_objective
@@ -117,9 +164,16 @@ def main(argv):
     from keras_bert.training.pretraining_trainer import is_chief
 
     try:
+        budget = apply_recipe()
         config = BertConfig.from_json_file(FLAGS.bert_config_file)
         files = expand_input_files(FLAGS.input_file)
-        check_pretraining_records(files, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)
+        next_sentence = check_pretraining_records(
+            files, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)
+        if not next_sentence and FLAGS.nsp_loss_weight:
+            raise ValueError(
+                f"{files[0]} holds packed rows without next-sentence labels: pass "
+                "--nsp_loss_weight=0 (or --recipe=budget), or records of sentence pairs."
+            )
         eval_files = expand_input_files(FLAGS.eval_input_file) if FLAGS.eval_input_file else files
         if FLAGS.do_eval:
             check_pretraining_records(eval_files, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)
@@ -167,16 +221,20 @@ def main(argv):
 
     dtype_policy, jit_compile = precision_flags.apply()
     keras.utils.set_random_seed(FLAGS.random_seed)
+    # The budget recipe pretrains without dropout; bert_config.json keeps the model's own.
+    train_config = config if budget is None else dataclasses.replace(
+        config, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
     with strategy.scope():
         model = BertPretrainer(
             BertEncoder.from_bert_config(
-                config, attention_pattern=PRETRAINING_OBJECTIVES[FLAGS.objective]
+                train_config, attention_pattern=PRETRAINING_OBJECTIVES[FLAGS.objective]
             )
         )
         try:
             optimizer = create_optimizer(
                 model,
-                FLAGS.learning_rate,
+                FLAGS.learning_rate if budget is None else BudgetSchedule(
+                    FLAGS.learning_rate, FLAGS.warmup_fraction),
                 FLAGS.num_train_steps,
                 FLAGS.num_warmup_steps,
                 optimizer=FLAGS.optimizer,
@@ -198,6 +256,7 @@ def main(argv):
             steps_per_loop=FLAGS.iterations_per_loop,
             nsp_loss_weight=FLAGS.nsp_loss_weight,
             jit_compile=jit_compile,
+            budget=budget,
         )
     except ValueError as e:
         raise app.UsageError(str(e)) from None
@@ -222,6 +281,9 @@ def main(argv):
                 else {}
             ),
             nsp_loss_weight=FLAGS.nsp_loss_weight,
+            recipe=FLAGS.recipe,
+            **({"budget": dataclasses.asdict(budget), "warmup_fraction": FLAGS.warmup_fraction,
+                "pretraining_dropout": 0.0} if budget else {}),
         )
     if not FLAGS.do_train and not resumed and not FLAGS.init_checkpoint:
         raise app.UsageError(
@@ -251,11 +313,15 @@ def main(argv):
         print(
             f"Training {config.num_hidden_layers}x{config.hidden_size} BERT on {len(files)} file(s), "
             f"{strategy.num_replicas_in_sync} replica(s), global batch {FLAGS.train_batch_size}"
+            + (f", budget {budget.describe()}" if budget else "")
             + (f", resuming from {resumed}" if resumed else "")
         )
-        metrics = trainer.train(dataset_fn, FLAGS.num_train_steps)
+        # A budget ends the run; --num_train_steps only caps it when given.
+        steps = FLAGS.num_train_steps if budget is None or FLAGS["num_train_steps"].present else None
+        metrics = trainer.train(dataset_fn, steps)
         if chief:
             save_tf1_checkpoint(model, os.path.join(FLAGS.output_dir, "bert_model.ckpt"))
+            config.to_json_file(config_path)  # the model's own dropout (not train_config's)
             with open(os.path.join(FLAGS.output_dir, "final_metrics.json"), "w") as f:
                 json.dump({"step": int(trainer.global_step.numpy()), **metrics}, f, indent=1)
             print("Final:", ", ".join(f"{k} {v:.4g}" for k, v in metrics.items()))

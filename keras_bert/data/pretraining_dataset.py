@@ -61,7 +61,7 @@ def pretraining_dataset(
     files = expand_input_files(input_files) if isinstance(input_files, str) else list(input_files)
     if not files:
         raise ValueError("pretraining_dataset needs at least one input file.")
-    check_pretraining_records(files, max_seq_length, max_predictions_per_seq)
+    next_sentence = check_pretraining_records(files, max_seq_length, max_predictions_per_seq)
     pipelines = input_context.num_input_pipelines if input_context else 1
     pipeline_id = input_context.input_pipeline_id if input_context else 0
     shard_files = pipelines > 1 and len(files) >= pipelines
@@ -87,7 +87,8 @@ def pretraining_dataset(
     if start_batch:
         dataset = dataset.skip(start_batch)
     dataset = dataset.map(
-        lambda records: parse_pretraining_batch(records, max_seq_length, max_predictions_per_seq),
+        lambda records: parse_pretraining_batch(
+            records, max_seq_length, max_predictions_per_seq, next_sentence),
         num_parallel_calls=tf.data.AUTOTUNE,
         deterministic=True,
     )

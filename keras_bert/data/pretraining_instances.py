@@ -1,4 +1,5 @@
-"""Documents of tokenized sentences to BERT's sentence-pair pretraining instances (NSP + MLM)."""
+"""Documents of tokenized sentences to pretraining instances: BERT's sentence pairs (NSP + MLM),
+or packed full-length rows (MLM only)."""
 
 import dataclasses
 import random
@@ -9,12 +10,13 @@ from keras_bert.api_export import keras_bert_export
 @keras_bert_export("keras_bert.data.TrainingInstance")
 @dataclasses.dataclass(frozen=True)
 class TrainingInstance:
-    """One pretraining example before padding: `[CLS] A [SEP] B [SEP]`, masked.
+    """One pretraining example before padding: `[CLS] A [SEP] B [SEP]`, masked; or a packed row.
 
     Attributes:
         token_ids: tuple of int, the masked sequence, unpadded.
-        segment_ids: tuple of int, 0 over `[CLS] A [SEP]`, 1 over `B [SEP]`.
-        is_random_next: bool, B came from another document ("NotNext", label 1).
+        segment_ids: tuple of int, 0 over `[CLS] A [SEP]`, 1 over `B [SEP]` (all 0 when packed).
+        is_random_next: bool, B came from another document ("NotNext", label 1); `None` for a
+            packed row, which is no sentence pair and has no next-sentence label.
         masked_lm_positions: tuple of int, the prediction targets, increasing.
         masked_lm_labels: tuple of int, the original ids at those positions.
     """
@@ -163,12 +165,83 @@ def create_training_instances(
     return instances
 
 
+@keras_bert_export("keras_bert.data.create_packed_instances")
+def create_packed_instances(
+    documents, masker, cls_id, sep_id, max_seq_length=128, dupe_factor=1, rng=None
+):
+    """Full-length masked-LM rows with no padding and no sentence pairs.
+
+    For a small compute budget (Cramming, Geiping & Goldstein 2022; RoBERTa's FULL-SENTENCES):
+    no position is spent on padding and no loss on next-sentence prediction. Each pass over
+    the corpus (`dupe_factor` passes, each in a new random document order) concatenates the
+    documents into one stream of tokens, each document followed by `[SEP]`, and cuts it into rows
+    of `[CLS]` + `max_seq_length - 1` tokens. Every row is exactly `max_seq_length` long; a
+    `[SEP]` marks each document boundary inside a row (attention is not blocked there: the model
+    learns that text after `[SEP]` is unrelated); a document may run on into the next row. The
+    stream's last, partial row is dropped. Segment ids are 0 and `is_random_next` is `None`.
+
+    Args:
+        documents: list of documents; a document is a list of sentences; a sentence a list of
+            int token ids.
+        masker: a `TokenMasker` (`[CLS]` and `[SEP]` are never selected).
+        cls_id, sep_id: int ids of `[CLS]` and `[SEP]`.
+        max_seq_length: int >= 2. Defaults to 128.
+        dupe_factor: int >= 1, passes over the corpus. Defaults to 1 (mask dynamically instead).
+        rng: `random.Random`; defaults to `random.Random(12345)`.
+
+    Returns:
+        list of `TrainingInstance`, shuffled.
+
+    Example:
+    >>> import random
+    >>> from keras_bert.data.masking import MaskingPolicy, TokenMasker
+    >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + list("abcdefgh")
+    >>> masker = TokenMasker(vocab, MaskingPolicy(masked_lm_prob=0.01, mask_token_rate=0.0,
+    ...                                           random_token_rate=0.0))
+    >>> rows = keras_bert.data.create_packed_instances(
+    ...     [[[5, 6], [7]], [[8, 9, 10]], [[11, 12]]], masker, cls_id=2, sep_id=3,
+    ...     max_seq_length=5, rng=random.Random(0))
+    >>> [list(row.token_ids) for row in rows]  # 5 6 7 | 11 12 | 8 9 10 |: rows of 4, 3 dropped
+    [[2, 11, 12, 3, 8], [2, 5, 6, 7, 3]]
+    """
+    rng = rng or random.Random(12345)
+    if max_seq_length < 2:
+        raise ValueError(f"max_seq_length must be >= 2 ([CLS] and a token), got {max_seq_length}.")
+    if dupe_factor < 1:
+        raise ValueError(f"dupe_factor must be >= 1, got {dupe_factor}.")
+    documents = [[token for sentence in doc for token in sentence] for doc in documents]
+    documents = [doc for doc in documents if doc]
+    row_length = max_seq_length - 1
+    instances = []
+    for _ in range(dupe_factor):
+        order = list(range(len(documents)))
+        rng.shuffle(order)
+        stream = []
+        for index in order:
+            stream.extend(documents[index])
+            stream.append(sep_id)
+        for start in range(0, len(stream) - row_length + 1, row_length):
+            masked, positions, labels = masker([cls_id, *stream[start:start + row_length]], rng)
+            instances.append(TrainingInstance(
+                token_ids=tuple(masked), segment_ids=(0,) * max_seq_length, is_random_next=None,
+                masked_lm_positions=tuple(positions), masked_lm_labels=tuple(labels),
+            ))
+    if not instances:
+        raise ValueError(
+            f"The documents hold fewer than {row_length} tokens: not one packed row of "
+            f"max_seq_length={max_seq_length}. Give more text or a shorter --max_seq_length."
+        )
+    rng.shuffle(instances)
+    return instances
+
+
 def instance_features(instance, max_seq_length, max_predictions_per_seq):
     """google-research/bert's feature lists for one instance, zero-padded to the fixed lengths.
 
     Returns `{input_ids, input_mask, segment_ids, masked_lm_positions, masked_lm_ids,
     masked_lm_weights, next_sentence_labels}` (lists; padded prediction slots get weight 0, so
-    they add nothing to the loss). The TFRecord writer and `pack_pretraining_instances` share it.
+    they add nothing to the loss; a packed row has no `next_sentence_labels`). The TFRecord
+    writer and `pack_pretraining_instances` share it.
     """
     if len(instance.token_ids) > max_seq_length:
         raise ValueError(
@@ -185,15 +258,17 @@ def instance_features(instance, max_seq_length, max_predictions_per_seq):
         return list(values) + [0] * (length - len(values))
 
     num_predictions = len(instance.masked_lm_positions)
-    return {
+    features = {
         "input_ids": padded(instance.token_ids, max_seq_length),
         "input_mask": padded([1] * len(instance.token_ids), max_seq_length),
         "segment_ids": padded(instance.segment_ids, max_seq_length),
         "masked_lm_positions": padded(instance.masked_lm_positions, max_predictions_per_seq),
         "masked_lm_ids": padded(instance.masked_lm_labels, max_predictions_per_seq),
         "masked_lm_weights": padded([1.0] * num_predictions, max_predictions_per_seq),
-        "next_sentence_labels": [int(instance.is_random_next)],
     }
+    if instance.is_random_next is not None:
+        features["next_sentence_labels"] = [int(instance.is_random_next)]
+    return features
 
 
 @keras_bert_export("keras_bert.data.pack_pretraining_instances")
@@ -203,7 +278,8 @@ def pack_pretraining_instances(instances, max_seq_length, max_predictions_per_se
     Returns `(inputs, labels)` with the names and dtypes that reading the TFRecords gives
     (`parse_pretraining_batch`): `inputs` `token_ids`, `segment_ids`, `padding_mask` `[N, L]`
     and `mask_positions` `[N, P]` (int32); `labels` `masked_lm_ids` `[N, P]` (int32),
-    `masked_lm_weights` `[N, P]` (float32), `next_sentence_labels` `[N]` (int32). With Keras
+    `masked_lm_weights` `[N, P]` (float32), `next_sentence_labels` `[N]` (int32; not for packed
+    rows, `create_packed_instances`). With Keras
     `fit` on any backend (`instances` from `create_training_instances`):
 
         inputs, labels = keras_bert.data.pack_pretraining_instances(instances, 128, 20)
@@ -227,6 +303,10 @@ def pack_pretraining_instances(instances, max_seq_length, max_predictions_per_se
     labels = {
         "masked_lm_ids": column("masked_lm_ids", "int32"),
         "masked_lm_weights": column("masked_lm_weights", "float32"),
-        "next_sentence_labels": column("next_sentence_labels", "int32")[:, 0],
     }
+    with_labels = {"next_sentence_labels" in r for r in rows}
+    if len(with_labels) > 1:
+        raise ValueError("Sentence pairs and packed rows cannot be mixed in one set of instances.")
+    if with_labels.pop():
+        labels["next_sentence_labels"] = column("next_sentence_labels", "int32")[:, 0]
     return inputs, labels

@@ -10,7 +10,8 @@ from keras_bert.api_export import keras_bert_export
 from keras_bert.data.pretraining_instances import instance_features
 
 # Feature name -> (dtype, length key). The names and layout are google-research/bert's, so
-# records from its create_pretraining_data.py are read here and ours are read there.
+# records from its create_pretraining_data.py are read here and ours are read there. Packed rows
+# (`create_packed_instances`) have no next_sentence_labels.
 FEATURES = {
     "input_ids": (tf.int64, "max_seq_length"),
     "input_mask": (tf.int64, "max_seq_length"),
@@ -63,14 +64,17 @@ def write_pretraining_records(
     for path in paths:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         writers.append(tf.io.TFRecordWriter(path))
-    count = tokens = masked = is_next = 0
+    count = tokens = masked = is_next = packed = 0
     try:
         for count, instance in enumerate(instances, start=1):
             example = instance_to_example(instance, max_seq_length, max_predictions_per_seq)
             writers[(count - 1) % len(writers)].write(example.SerializeToString())
             tokens += len(instance.token_ids)
             masked += len(instance.masked_lm_positions)
-            is_next += not instance.is_random_next
+            if instance.is_random_next is None:
+                packed += 1
+            else:
+                is_next += not instance.is_random_next
             if progress and count % 1000 == 0:
                 progress(count)
     finally:
@@ -81,16 +85,18 @@ def write_pretraining_records(
         instances=count,
         tokens=tokens,
         masked_tokens=masked,
-        is_next_fraction=is_next / max(count, 1),
+        is_next_fraction=None if packed else is_next / max(count, 1),
     )
 
 
-def feature_spec(max_seq_length, max_predictions_per_seq):
-    """`tf.io.parse_example` spec for the pretraining features."""
+def feature_spec(max_seq_length, max_predictions_per_seq, next_sentence=True):
+    """`tf.io.parse_example` spec for the pretraining features (`next_sentence=False`: packed
+    rows, without next_sentence_labels)."""
     lengths = {"max_seq_length": max_seq_length, "max_predictions_per_seq": max_predictions_per_seq}
     return {
         name: tf.io.FixedLenFeature([lengths[key] if key else 1], dtype)
         for name, (dtype, key) in FEATURES.items()
+        if next_sentence or name != "next_sentence_labels"
     }
 
 
@@ -99,8 +105,10 @@ def check_pretraining_records(paths, max_seq_length, max_predictions_per_seq):
     """Reads the first record of each file and checks names and lengths of its features.
 
     Raises a `ValueError` naming the file, the missing or mis-sized feature, and the flags to
-    change, instead of failing later inside the training graph.
+    change, instead of failing later inside the training graph. Returns whether the records
+    carry next-sentence labels (`False` for packed rows; every file must agree).
     """
+    kinds = {}
     for path in paths:
         try:
             first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
@@ -113,15 +121,17 @@ def check_pretraining_records(paths, max_seq_length, max_predictions_per_seq):
         except Exception:  # noqa: BLE001  (protobuf raises its own DecodeError)
             raise ValueError(f"{path} does not hold tf.train.Example records.") from None
         found = example.features.feature
-        missing = [name for name in FEATURES if name not in found]
+        kinds[path] = "next_sentence_labels" in found
+        missing = [name for name in FEATURES if name not in found and name != "next_sentence_labels"]
         if missing:
             raise ValueError(
                 f"{path} lacks the pretraining feature(s) {missing} (it has {sorted(found)}). "
                 "Pretraining records need input_ids, input_mask, segment_ids, "
-                "masked_lm_positions, masked_lm_ids, masked_lm_weights and next_sentence_labels, "
-                "as written by create_pretraining_data."
+                "masked_lm_positions, masked_lm_ids, masked_lm_weights and (for sentence pairs) "
+                "next_sentence_labels, as written by create_pretraining_data."
             )
-        for name, value in feature_spec(max_seq_length, max_predictions_per_seq).items():
+        spec = feature_spec(max_seq_length, max_predictions_per_seq, kinds[path])
+        for name, value in spec.items():
             feature = found[name]
             size = len(feature.float_list.value) + len(feature.int64_list.value)
             if size != value.shape[0]:
@@ -132,16 +142,26 @@ def check_pretraining_records(paths, max_seq_length, max_predictions_per_seq):
                     f"{path}: feature {name} has length {size}, but {flag} gives "
                     f"{value.shape[0]}. Pass the values the records were created with."
                 )
+    if len(set(kinds.values())) > 1:
+        pairs = [p for p, k in kinds.items() if k]
+        packed = [p for p, k in kinds.items() if not k]
+        raise ValueError(
+            f"Sentence-pair records ({pairs[0]}) and packed records without next-sentence labels "
+            f"({packed[0]}) cannot be read together: pass files of one kind."
+        )
+    return all(kinds.values())
 
 
-def parse_pretraining_batch(serialized, max_seq_length, max_predictions_per_seq):
+def parse_pretraining_batch(serialized, max_seq_length, max_predictions_per_seq,
+                            next_sentence=True):
     """Parses a batch of records into int32 model inputs and labels (int64 on disk).
 
     Returns `(inputs, labels)`: `inputs` holds `token_ids`, `segment_ids`, `padding_mask`,
-    `mask_positions`; `labels` holds `masked_lm_ids`, `masked_lm_weights`,
-    `next_sentence_labels` (`[batch]`).
+    `mask_positions`; `labels` holds `masked_lm_ids`, `masked_lm_weights` and, unless
+    `next_sentence=False` (packed rows), `next_sentence_labels` (`[batch]`).
     """
-    parsed = tf.io.parse_example(serialized, feature_spec(max_seq_length, max_predictions_per_seq))
+    parsed = tf.io.parse_example(
+        serialized, feature_spec(max_seq_length, max_predictions_per_seq, next_sentence))
     # TFRecords only store int64; the model (and TPUs) want int32.
     as_int32 = {k: tf.cast(v, tf.int32) for k, v in parsed.items() if v.dtype == tf.int64}
     inputs = {
@@ -153,14 +173,17 @@ def parse_pretraining_batch(serialized, max_seq_length, max_predictions_per_seq)
     labels = {
         "masked_lm_ids": as_int32["masked_lm_ids"],
         "masked_lm_weights": parsed["masked_lm_weights"],
-        "next_sentence_labels": as_int32["next_sentence_labels"][:, 0],
     }
+    if next_sentence:
+        labels["next_sentence_labels"] = as_int32["next_sentence_labels"][:, 0]
     return inputs, labels
 
 
 def read_records(path, max_seq_length, max_predictions_per_seq):
     """All records of one file as a dict of NumPy arrays (for tests and inspection)."""
+    next_sentence = check_pretraining_records([path], max_seq_length, max_predictions_per_seq)
     dataset = tf.data.TFRecordDataset(path).batch(1 << 30)
     serialized = next(iter(dataset))
-    parsed = tf.io.parse_example(serialized, feature_spec(max_seq_length, max_predictions_per_seq))
+    parsed = tf.io.parse_example(
+        serialized, feature_spec(max_seq_length, max_predictions_per_seq, next_sentence))
     return {k: np.asarray(v) for k, v in parsed.items()}

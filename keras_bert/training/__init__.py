@@ -1,6 +1,8 @@
 """keras_bert.training: optimizers, schedules, losses, tf.distribute strategies and training loops."""
 
 from keras_bert.tensorflow_extra import export_tensorflow_symbols
+from keras_bert.training.budget_schedule import Budget
+from keras_bert.training.budget_schedule import BudgetSchedule
 from keras_bert.training.distribution import data_parallel
 from keras_bert.training.distribution import model_parallel
 from keras_bert.training.optimizer import create_optimizer

@@ -39,7 +39,9 @@ def create_optimizer(
 
     Args:
         model: the Keras model to be trained (its variables pick the decay exemptions).
-        learning_rate: float, peak learning rate.
+        learning_rate: float, peak learning rate of `WarmupLinearDecay`; or a
+            `LearningRateSchedule` to use instead (`BudgetSchedule`: the step counts are then
+            not used).
         num_train_steps, num_warmup_steps: int, for `WarmupLinearDecay`.
         optimizer: `"adamw"` or `"lamb"`.
         weight_decay_rate: float, defaults to 0.01.
@@ -48,7 +50,10 @@ def create_optimizer(
     Returns:
         A `keras.optimizers.Optimizer`.
     """
-    schedule = WarmupLinearDecay(learning_rate, num_train_steps, num_warmup_steps)
+    if isinstance(learning_rate, keras.optimizers.schedules.LearningRateSchedule):
+        schedule = learning_rate
+    else:
+        schedule = WarmupLinearDecay(learning_rate, num_train_steps, num_warmup_steps)
     if optimizer == "adamw":
         result = keras.optimizers.AdamW(
             learning_rate=schedule,

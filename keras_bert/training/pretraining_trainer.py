@@ -10,9 +10,13 @@ import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
 from keras_bert.training.distribute import per_replica_batch_size
+from keras_bert.training.budget_schedule import BudgetSchedule
 from keras_bert.training.pretraining_loss import PretrainingSums
 from keras_bert.training.pretraining_loss import pretraining_metrics
 from keras_bert.training.pretraining_loss import pretraining_sums
+
+
+_TOKENS = PretrainingSums._fields.index("tokens")
 
 
 def is_chief(strategy):
@@ -56,6 +60,11 @@ class PretrainingTrainer:
         jit_compile: bool, XLA-compile the forward and backward pass. Defaults to `False`.
         max_checkpoints_to_keep: int. Defaults to 5.
         verbose: bool, show a progress bar (chief only). Defaults to `True`.
+        budget: a `Budget` (seconds or tokens), or `None`. With a budget, `optimizer`'s
+            learning rate must be a `BudgetSchedule`: before every step the loop sets its
+            progress to the fraction of the budget spent, and training ends at the first step
+            boundary where the budget is spent (its rate is zero there). The amount spent is
+            checkpointed with the step, so a resumed run continues the same schedule.
     """
 
     def __init__(
@@ -73,6 +82,7 @@ class PretrainingTrainer:
         jit_compile=False,
         max_checkpoints_to_keep=5,
         verbose=True,
+        budget=None,
     ):
         not_in_scope = [
             v.path for v in model.variables if not strategy.extended.variable_created_in_scope(v.value)
@@ -97,6 +107,17 @@ class PretrainingTrainer:
         self.per_replica_batch_size = per_replica_batch_size(
             train_batch_size, strategy, gradient_accumulation_steps
         )
+        self.budget = budget
+        self.schedule = None
+        if budget is not None:
+            schedule = getattr(optimizer, "inner_optimizer", optimizer)._learning_rate
+            if not isinstance(schedule, BudgetSchedule):
+                raise ValueError(
+                    f"A budget ({budget.describe()}) needs the optimizer's learning rate to be a "
+                    f"BudgetSchedule, not {type(schedule).__name__}: pass "
+                    "create_optimizer(model, BudgetSchedule(peak, warmup_fraction), ...)."
+                )
+            self.schedule = schedule
 
         with strategy.scope():
             self.global_step = tf.Variable(
@@ -109,10 +130,20 @@ class PretrainingTrainer:
         # run would draw other dropout masks than an uninterrupted one.
         weights = {w.path for w in model.weights}
         random_states = [v.value for v in model.variables if v.path not in weights]
+        budget_items = {}
+        if budget is not None:
+            with strategy.scope():
+                # Seconds or tokens spent by the steps up to global_step.
+                self.spent = tf.Variable(
+                    0.0, dtype=tf.float64, trainable=False, name="budget_spent",
+                    aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
+                )
+            budget_items["budget_spent"] = self.spent
         self.checkpoint = tf.train.Checkpoint(
             global_step=self.global_step,
             optimizer=optimizer,
             random_states=random_states,
+            **budget_items,
             **model.checkpoint_items,
         )
         directory = output_dir if self.chief else os.path.join(
@@ -170,11 +201,28 @@ class PretrainingTrainer:
 
     def _train_loop_fn(self, iterator, num_steps):
         totals = tf.zeros([len(PretrainingSums._fields)])
+        amount = tf.constant(float(self.budget.amount if self.budget else 1.0), tf.float64)
         for _ in tf.range(num_steps):
-            inputs, labels = next(iterator)
+            started = tf.constant(0.0, tf.float64)
+            if self.budget is not None:
+                if self.spent >= amount:
+                    break
+                set_rate = self.schedule.progress.assign(tf.cast(self.spent / amount, tf.float32))
+                # Timestamps are not ordered by data: pin the step's start and end explicitly.
+                with tf.control_dependencies([set_rate]):
+                    started = tf.timestamp()
+            with tf.control_dependencies([started]):
+                inputs, labels = next(iterator)
             per_replica = self.strategy.run(self._replica_step, args=(inputs, labels))
-            totals += self.strategy.reduce("sum", per_replica, axis=None)
-            self.global_step.assign_add(1)
+            step_sums = self.strategy.reduce("sum", per_replica, axis=None)
+            totals += step_sums
+            counted = self.global_step.assign_add(1)  # after the update (program order)
+            if self.budget is not None:
+                if self.budget.unit == "tokens":
+                    self.spent.assign_add(tf.cast(step_sums[_TOKENS], tf.float64))
+                else:
+                    with tf.control_dependencies([counted, step_sums]):
+                        self.spent.assign_add(tf.timestamp() - started)
         return totals
 
     def _eval_replica_step(self, inputs, labels):
@@ -246,15 +294,25 @@ class PretrainingTrainer:
         )
         totals = self._eval_loop(iter(dataset), tf.constant(max_eval_steps))
         sums = PretrainingSums(*(float(x) for x in totals.numpy()))
-        return {**pretraining_metrics(sums), "examples": sums.nsp_count}
+        return {**pretraining_metrics(sums), "examples": sums.examples}
 
     # === Training ===
-    def train(self, dataset_fn, num_train_steps):
-        """Trains until `num_train_steps` (resuming from the latest checkpoint) and returns the
-        metrics of the last log interval as a dict of floats."""
+    def budget_spent(self):
+        """The fraction of the budget spent (0 without a budget)."""
+        return float(self.spent.numpy()) / self.budget.amount if self.budget else 0.0
+
+    def train(self, dataset_fn, num_train_steps=None):
+        """Trains until `num_train_steps` or the end of the budget, whichever comes first
+        (resuming from the latest checkpoint), and returns the metrics of the last log interval
+        as a dict of floats. `num_train_steps` may be `None` with a budget."""
+        if num_train_steps is None:
+            if self.budget is None:
+                raise ValueError("train() needs num_train_steps, or a trainer with a budget.")
+            num_train_steps = 2**62
         step = self.restore()
-        if step >= num_train_steps:
-            print(f"Already at step {step} >= num_train_steps={num_train_steps}; nothing to do.")
+        if step >= num_train_steps or self.budget_spent() >= 1.0:
+            print(f"Already at step {step} (budget {self.budget_spent():.0%} spent, "
+                  f"num_train_steps={num_train_steps}); nothing to do.")
             return {}
         iterator = iter(self.distribute(dataset_fn))
         writer = (
@@ -266,15 +324,25 @@ class PretrainingTrainer:
         if self.chief:
             _truncate_log(log_path, step)
         shown = ("loss", "mlm_accuracy", "nsp_accuracy", "tokens_per_s", "lr")
+        if self.budget is not None:  # the bar counts per mille of the budget
+            shown = ("step",) + shown
         bar = keras.utils.Progbar(
-            num_train_steps,
+            1000 if self.budget else num_train_steps,
             stateful_metrics=shown,
             verbose=1 if (self.verbose and self.chief) else 0,
-            unit_name="step",
+            unit_name="\u2030 of budget" if self.budget else "step",
         )
-        bar.update(step)
+        bar.update(self._bar_position(step))
         metrics = {}
+        # A time budget counts from here: the spent seconds of the run resumed, plus this run's.
+        started = time.time()
+        spent_before = float(self.spent.numpy()) if self.budget else 0.0
+        saved = step
         while step < num_train_steps:
+            if self.budget is not None and self.budget.unit == "seconds":
+                self.spent.assign(spent_before + time.time() - started)
+            if self.budget_spent() >= 1.0:  # spent between loops (logging, a checkpoint)
+                break
             to_checkpoint = self.save_checkpoints_steps - step % self.save_checkpoints_steps
             num_steps = min(self.steps_per_loop, num_train_steps - step, to_checkpoint)
             start = time.time()
@@ -285,17 +353,26 @@ class PretrainingTrainer:
             metrics = dict(pretraining_metrics(sums))
             metrics["tokens_per_s"] = sums.tokens / elapsed
             metrics["lr"] = float(self.optimizer.learning_rate)
+            if self.budget is not None:
+                metrics["budget_spent"] = self.budget_spent()
+                metrics["step"] = step
             with writer.as_default(step=step):
                 for name, value in metrics.items():
                     tf.summary.scalar(name, value)
             if self.chief:
                 with open(log_path, "a") as f:
                     f.write(json.dumps({"step": step, "time": time.time(), **metrics}) + "\n")
-            bar.update(step, [(k, metrics[k]) for k in shown])
+            bar.update(self._bar_position(step), [(k, metrics[k]) for k in shown if k in metrics])
             if step % self.save_checkpoints_steps == 0 or step == num_train_steps:
                 self.save()
+                saved = step
+        if saved != step:  # the budget ended between checkpoints
+            self.save()
         writer.flush()
         return metrics
+
+    def _bar_position(self, step):
+        return min(1000, int(1000 * self.budget_spent())) if self.budget else step
 
 
 def _truncate_log(log_path, step):

@@ -20,6 +20,8 @@ from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 from keras_bert.tokenization.vocab import load_vocabulary
+from keras_bert.training.pretraining_loss import PretrainingSums
+from keras_bert.training.pretraining_loss import pretraining_metrics
 from keras_bert.training.pretraining_loss import pretraining_sums
 from tests.data_paths import shared_data_dir
 
@@ -95,6 +97,15 @@ def test_pretraining_sums_are_the_weighted_cross_entropies():
     hits = (mlm_logits.argmax(-1) == ids) * weights
     assert value(sums.mlm_correct) == hits.sum()
     assert value(sums.nsp_correct) == (nsp_logits.argmax(-1) == nsp).sum()
+    assert value(sums.examples) == 3.0
+    # Packed sequences carry no next-sentence labels: the same masked-LM sums, no NSP.
+    packed = pretraining_sums(
+        {"mlm_logits": mlm_logits, "nsp_logits": nsp_logits},
+        {"masked_lm_ids": ids, "masked_lm_weights": weights}, padding_mask=np.ones((3, 9)))
+    assert [value(x) for x in packed] == [value(x) for x in sums[:3]] + [0.0, 0.0, 0.0, 27.0, 3.0]
+    metrics = pretraining_metrics(PretrainingSums(*(value(x) for x in packed)))
+    assert sorted(metrics) == ["loss", "mlm_accuracy", "mlm_loss"]
+    assert metrics["loss"] == metrics["mlm_loss"] == pytest.approx(value(sums.mlm_loss) / 7.0)
 
 
 def test_masked_lm_pretraining_with_fit_on_numpy_batches_learns_real_text():

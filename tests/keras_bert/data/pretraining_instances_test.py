@@ -8,6 +8,7 @@ import pytest
 from keras_bert.data.documents import tokenize_documents
 from keras_bert.data.masking import MaskingPolicy
 from keras_bert.data.masking import TokenMasker
+from keras_bert.data.pretraining_instances import create_packed_instances
 from keras_bert.data.pretraining_instances import create_training_instances
 from keras_bert.data.text_to_documents import text_to_documents
 from keras_bert.tokenization.bert_tokenizer import BertTokenizer
@@ -93,3 +94,58 @@ def test_bad_input_is_refused_clearly():
         create_training_instances([[[5, 5]], [[]]], TokenMasker(vocab), CLS, SEP)
     with pytest.raises(ValueError, match="max_seq_length"):
         create_training_instances([[[5]], [[5]]], TokenMasker(vocab), CLS, SEP, max_seq_length=4)
+
+
+def test_packed_rows_are_full_unpadded_and_mark_document_boundaries():
+    rng = random.Random(1)  # 40 short documents, ids numbered (document, position)
+    documents = [[[5 + d * 1000 + p for p in range(k, k + rng.randint(1, 6))] for k in (0, 10, 20)[
+        :rng.randint(1, 3)]] for d in range(40)]
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"t{i}" for i in range(5, 40005)]
+    masker = TokenMasker(vocab, MaskingPolicy(masked_lm_prob=0.15, max_predictions_per_seq=8))
+    length = 33
+    rows = create_packed_instances(documents, masker, CLS, SEP, max_seq_length=length,
+                                   dupe_factor=2, rng=random.Random(4))
+    flat = [[t for sentence in doc for t in sentence] for doc in documents]
+    total = sum(len(d) + 1 for d in flat)  # each document and its [SEP]
+    # Each pass drops only its stream's last partial row.
+    assert len(rows) == 2 * (total // (length - 1))
+    for row in rows:
+        assert len(row.token_ids) == length and row.segment_ids == (0,) * length
+        assert row.is_random_next is None and row.token_ids[0] == CLS
+        assert CLS not in row.token_ids[1:] and SEP not in row.masked_lm_labels
+        assert 1 <= len(row.masked_lm_positions) <= 8
+    # The masking is not what is tested here: with the targets put back, the rows are runs of
+    # whole documents, a [SEP] after each, in one order per pass. Rows are shuffled, so rebuild
+    # each pass's stream from the rows' first tokens: every document is numbered, and its tokens
+    # carry (document, position), so a row's place in the stream is readable from its content.
+    pieces = [unmasked(row)[1:] for row in rows]
+    seen = {}
+    for piece in pieces:
+        runs, current = [], []
+        for token in piece:
+            if token == SEP:
+                runs.append(current)
+                current = []
+            else:
+                current.append(token)
+        for run in runs[1:]:  # runs between two [SEP]s are whole documents
+            assert run in flat, "a run between two [SEP]s is not a whole document"
+            seen[flat.index(run)] = seen.get(flat.index(run), 0) + 1
+        for run in runs[:1] + [current]:  # a row's edges: a document's end or its start
+            if run:
+                doc = flat[(run[0] - 5) // 1000]
+                start = doc.index(run[0])
+                assert doc[start:start + len(run)] == run, "a row cut a document out of order"
+    # Documents shorter than a row appear whole twice (once per pass) at most.
+    assert seen and max(seen.values()) <= 2
+
+
+def test_packing_refuses_what_cannot_make_a_row():
+    documents, vocab = numbered_documents(num_documents=2, seed=0)
+    masker = TokenMasker(vocab, MaskingPolicy())
+    with pytest.raises(ValueError, match="fewer than 9999 tokens"):
+        create_packed_instances(documents, masker, CLS, SEP, max_seq_length=10000)
+    with pytest.raises(ValueError, match="max_seq_length must be >= 2"):
+        create_packed_instances(documents, masker, CLS, SEP, max_seq_length=1)
+    with pytest.raises(ValueError, match="dupe_factor must be >= 1"):
+        create_packed_instances(documents, masker, CLS, SEP, dupe_factor=0)

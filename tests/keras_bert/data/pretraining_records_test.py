@@ -80,3 +80,42 @@ def test_bad_record_files_name_the_file_and_the_fix(tmp_path):
     text.write_text("just some text that is not a record\n" * 3)
     with pytest.raises(ValueError, match="not a TFRecord file"):
         check_pretraining_records([str(text)], 8, 3)
+
+
+PACKED = TrainingInstance(
+    token_ids=(2, 4, 7, 3, 9, 10, 4, 11), segment_ids=(0,) * 8, is_random_next=None,
+    masked_lm_positions=(2, 6), masked_lm_labels=(8, 5),
+)
+
+
+def test_packed_rows_have_no_next_sentence_feature_and_parse_without_it(tmp_path):
+    from keras_bert.data.pretraining_instances import pack_pretraining_instances
+
+    path = str(tmp_path / "packed.tfrecord")
+    summary = write_pretraining_records([PACKED] * 2, [path], 8, 3)
+    assert summary.is_next_fraction is None and summary.tokens == 16
+    first = tf.train.Example.FromString(next(iter(tf.data.TFRecordDataset(path))).numpy())
+    assert "next_sentence_labels" not in first.features.feature
+    assert check_pretraining_records([path], 8, 3) is False
+    records = read_records(path, 8, 3)
+    assert "next_sentence_labels" not in records
+    np.testing.assert_array_equal(records["input_mask"], np.ones((2, 8)))  # no padding
+    serialized = next(iter(tf.data.TFRecordDataset(path).batch(2)))
+    inputs, labels = parse_pretraining_batch(serialized, 8, 3, next_sentence=False)
+    assert sorted(labels) == ["masked_lm_ids", "masked_lm_weights"]
+    packed = pack_pretraining_instances([PACKED] * 2, 8, 3)  # the numpy path agrees
+    for ours, theirs in zip(packed, (inputs, labels)):
+        assert set(ours) == set(theirs)
+        for name in ours:
+            np.testing.assert_array_equal(ours[name], theirs[name].numpy())
+    with pytest.raises(ValueError, match="cannot be mixed"):
+        pack_pretraining_instances([PACKED, INSTANCE], 8, 3)
+
+
+def test_pair_and_packed_files_are_not_read_together(tmp_path):
+    pairs, packed = str(tmp_path / "pairs.tfrecord"), str(tmp_path / "packed.tfrecord")
+    write_pretraining_records([INSTANCE], [pairs], 8, 3)
+    write_pretraining_records([PACKED], [packed], 8, 3)
+    assert check_pretraining_records([pairs], 8, 3) is True
+    with pytest.raises(ValueError, match=r"pairs.tfrecord\) and packed records .*packed.tfrecord"):
+        check_pretraining_records([pairs, packed], 8, 3)
