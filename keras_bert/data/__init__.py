@@ -15,6 +15,8 @@ from keras_bert.data.pretraining_instances import TrainingInstance
 from keras_bert.data.pretraining_instances import pack_pretraining_instances
 from keras_bert.data.pretraining_instances import create_training_instances
 from keras_bert.data.pretraining_instances import create_packed_instances
+from keras_bert.data.corpus_sources import CorpusSummary
+from keras_bert.data.corpus_sources import build_corpus
 from keras_bert.data.squad_examples import read_squad_examples
 from keras_bert.data.squad_features import convert_squad_examples
 from keras_bert.data.squad_predictions import answer_char_span

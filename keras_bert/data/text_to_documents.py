@@ -1,5 +1,6 @@
 """Raw text (e.g. Project Gutenberg books) to BERT's pretraining format: one sentence per line."""
 
+import os
 import re
 
 from keras_bert.api_export import keras_bert_export
@@ -107,9 +108,15 @@ def text_to_documents(text, max_sentences_per_document=400, strip_gutenberg=True
 
 
 def write_documents(documents, path):
-    """Writes documents in google-research/bert's format: a sentence per line, blank line between."""
-    with open(path, "w", encoding="utf-8") as f:
+    """Writes documents in google-research/bert's format: a sentence per line, blank line between.
+
+    The file appears complete or not at all (written under a temporary name, then renamed)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    temporary = f"{path}.tmp-{os.getpid()}"
+    with open(temporary, "w", encoding="utf-8") as f:
         for document in documents:
             for sentence in document:
                 f.write(sentence.replace("\n", " ") + "\n")
             f.write("\n")
+    os.replace(temporary, path)
