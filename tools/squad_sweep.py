@@ -31,6 +31,10 @@ flags.DEFINE_integer("max_seq_length", 384, "As the full recipe.")
 flags.DEFINE_integer("train_batch_size", 32, "As the full recipe.")
 flags.DEFINE_string("dtype_policy", "auto", "As the full recipe (auto: bf16 where the CPU has it).")
 flags.DEFINE_integer("random_seed", 0, "Subset, head initialisation and data order.")
+flags.DEFINE_string("init_checkpoint", None,
+                    "The encoder to fine-tune (default: all-MiniLM-L6-v2); e.g. a run_pretraining "
+                    "--output_dir after task-adaptive pretraining (pass its --vocab_file).")
+flags.DEFINE_string("vocab_file", None, "vocab.txt, when --init_checkpoint has none.")
 flags.DEFINE_string("json", None, "Write every point's scores here.")
 flags.DEFINE_string("plot", None, "Draw dev F1 against the learning rate to this PNG.")
 
@@ -44,7 +48,9 @@ def _grid():
 def _point(lr, warmup, epochs, dev):
     out = os.path.join(FLAGS.output_dir, f"lr{lr}_warmup{warmup}_epochs{epochs}")
     args = [
-        "keras_bert.cli.run_squad", f"--init_checkpoint={minilm_checkpoint()}",
+        "keras_bert.cli.run_squad",
+        f"--init_checkpoint={FLAGS.init_checkpoint or minilm_checkpoint()}",
+        *([f"--vocab_file={FLAGS.vocab_file}"] if FLAGS.vocab_file else []),
         f"--train_file={os.path.join(FLAGS.data_dir, 'squad', 'train-v1.1-reconstructed.json.gz')}",
         f"--predict_file={dev}", "--do_train", "--do_predict",
         f"--max_seq_length={FLAGS.max_seq_length}", "--doc_stride=128", "--max_query_length=64",

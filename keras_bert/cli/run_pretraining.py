@@ -31,12 +31,14 @@ from absl import app
 from absl import flags
 from absl import logging
 
+from keras_bert.cli import finetuning_flags
 from keras_bert.cli import precision_flags
 
 FLAGS = flags.FLAGS
 
 flags.DEFINE_string("input_file", None, "Pretraining TFRecords: comma-separated paths or globs.")
-flags.DEFINE_string("bert_config_file", None, "bert_config.json of the model to train.")
+flags.DEFINE_string("bert_config_file", None, "bert_config.json of the model to train (default: "
+                    "the one an --init_checkpoint folder carries, google or Hugging Face).")
 flags.DEFINE_string("init_checkpoint", None, "Warm start: TF1, HF, or keras_bert checkpoint/dir.")
 flags.DEFINE_string("output_dir", None, "Checkpoints, logs, summaries and the final model.")
 flags.DEFINE_integer("max_seq_length", 128, "Sequence length of the records.")
@@ -165,7 +167,7 @@ def main(argv):
 
     try:
         budget = apply_recipe()
-        config = BertConfig.from_json_file(FLAGS.bert_config_file)
+        config = finetuning_flags.bert_config()
         files = expand_input_files(FLAGS.input_file)
         next_sentence = check_pretraining_records(
             files, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)
@@ -353,5 +355,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    flags.mark_flags_as_required(["input_file", "bert_config_file", "output_dir"])
+    flags.mark_flags_as_required(["input_file", "output_dir"])
     app.run(main)
