@@ -21,6 +21,8 @@ class Evaluation:
     score: object
     description: dict
     text_check: object = None
+    examples: list = None  # SQuAD: the questions and their windows, for callers that decode
+    features: object = None
 
 
 def progress_bar():
@@ -197,7 +199,7 @@ class TaskData:
             features.inputs(), score,
             {"file": path, "articles": f"last {last_articles}", "questions": len(examples),
              "windows": len(features)},
-            text_check,
+            text_check, examples, features,
         )
 
     def _glue_evaluation(self, path, max_examples):
