@@ -2,8 +2,9 @@ r"""Runs benchmark suites: keras_bert against keras-hub, HF transformers and the
 
     python -m benchmarks.run --suite=pretrain --config=mini --json=runs/bench/pretrain_mini.json
 
-Every candidate runs in this one process, interleaved round by round (see `harness`), on the
-same inputs and, where models are compared, the same weights (checked before timing). Prints a
+Candidates run interleaved round by round (see `harness`), on the same inputs and, where models
+are compared, the same weights (checked before timing); in this one process, except the
+precision suite's models, each in a process of its own unless `--noisolate` (`workers`). Prints a
 Markdown table per case; `--json` keeps every timing, `--plot` draws the ratios.
 
 Unless `--notune_allocator`, the process re-executes itself once with allocator settings that
@@ -18,6 +19,8 @@ import sys
 import time
 
 from absl import app, flags
+
+from benchmarks.workers import set_threads
 
 SUITES = ("pretrain", "finetune", "precision", "inference", "tflite", "startup", "memory")
 
@@ -53,8 +56,16 @@ flags.DEFINE_list(
     "keras_hub_paths", ["float32_xla", "float32", "bf16_xla", "bf16"],
     "Precision suite: keras-hub's paths to time (each is a trained model in memory; at BERT-base "
     "all four with keras_bert's four do not fit in 24 GB).")
-flags.DEFINE_bool("torch_compile", False, "Precision suite: also time PyTorch's bf16 autocast "
-                  "step through torch.compile (compiles for minutes).")
+flags.DEFINE_list(
+    "keras_bert_paths", ["float32_xla", "float32", "bf16_xla", "bf16"],
+    "Precision suite: keras_bert's paths to time; float32_xla (the step it took by default "
+    "before it chose precision per machine) is the reference and must be among them.")
+flags.DEFINE_list("torch_paths", ["float32", "bf16"],
+                  "Precision suite: HF PyTorch's paths: float32, bf16 (autocast), bf16_compile "
+                  "(autocast through torch.compile; compiles for minutes).")
+flags.DEFINE_bool("isolate", True,
+                  "Precision suite: each model candidate in a process of its own, as a user "
+                  "would train it (benchmarks.workers); --noisolate puts all in this one.")
 
 # glibc: keep freed memory in the process instead of unmapping it (every later step would
 # fault it back in page by page); TensorFlow: its BFC allocator on the CPU instead of malloc.
@@ -72,9 +83,10 @@ class Options:
 
     def __init__(self, rounds=5, warmup=1, seq_lengths=(128, 512), batch_size=0,
                  without_xla=False, threads=2, tasks=("sst2", "squad"), data_dir=None,
-                 memory_steps=1000, op_profile=False, torch_compile=False,
-                 dtype_policies=("float32",),
-                 keras_hub_paths=("float32_xla", "float32", "bf16_xla", "bf16"), settle_s=0.3):
+                 memory_steps=1000, op_profile=False, dtype_policies=("float32",),
+                 keras_hub_paths=("float32_xla", "float32", "bf16_xla", "bf16"), settle_s=0.3,
+                 keras_bert_paths=("float32_xla", "float32", "bf16_xla", "bf16"),
+                 torch_paths=("float32", "bf16"), isolate=True):
         self.rounds = rounds
         self.warmup = warmup
         self.seq_lengths = [int(s) for s in seq_lengths]
@@ -85,23 +97,13 @@ class Options:
         self.data_dir = data_dir
         self.memory_steps = memory_steps
         self.op_profile = op_profile
-        self.torch_compile = torch_compile
+        self.keras_bert_paths = list(keras_bert_paths)
+        self.torch_paths = list(torch_paths)
+        self.isolate = isolate
         self.keras_hub_paths = list(keras_hub_paths)
         self.dtype_policies = list(dtype_policies)
         self.dtype_policy = self.dtype_policies[0]  # the one a suite is running in
         self.settle_s = settle_s
-
-
-def set_threads(threads):
-    import tensorflow as tf
-    import torch
-
-    try:
-        tf.config.threading.set_intra_op_parallelism_threads(threads)
-        tf.config.threading.set_inter_op_parallelism_threads(1)
-    except RuntimeError:  # TensorFlow already started (suites run inside another program)
-        pass
-    torch.set_num_threads(threads)
 
 
 def machine():
@@ -202,19 +204,26 @@ def main(argv):
         if unknown:
             raise ValueError(f"Unknown suite(s) {unknown}; choose from {list(SUITES)}.")
         policies = resolve_policies(FLAGS.dtype_policies)  # PrecisionError is a ValueError
-        from benchmarks.suites.precision import PATHS
+        from benchmarks.suites.precision import PATHS, TORCH_PATHS
 
-        bad_paths = [p for p in FLAGS.keras_hub_paths if p not in PATHS]
-        if bad_paths:
-            raise ValueError(f"--keras_hub_paths: {bad_paths} not among {list(PATHS)}.")
+        for flag, names, known in (("keras_hub_paths", FLAGS.keras_hub_paths, PATHS),
+                                   ("keras_bert_paths", FLAGS.keras_bert_paths, PATHS),
+                                   ("torch_paths", FLAGS.torch_paths, TORCH_PATHS)):
+            bad = [p for p in names if p not in known]
+            if bad:
+                raise ValueError(f"--{flag}: {bad} not among {list(known)}.")
+        if "float32_xla" not in FLAGS.keras_bert_paths:
+            raise ValueError("--keras_bert_paths must include float32_xla: it is the reference "
+                             "every ratio is taken against.")
         if FLAGS.settle_ms < 0:
             raise ValueError(f"--settle_ms={FLAGS.settle_ms:g}: use 0 (no pause) or more.")
     except ValueError as error:
         sys.exit(f"benchmarks.run: {error}")
     options = Options(FLAGS.rounds, FLAGS.warmup, FLAGS.seq_lengths, FLAGS.batch_size,
                       FLAGS.without_xla, FLAGS.threads, FLAGS.tasks, FLAGS.data_dir,
-                      FLAGS.memory_steps, FLAGS.op_profile, FLAGS.torch_compile, policies,
-                      FLAGS.keras_hub_paths, FLAGS.settle_ms / 1000.0)
+                      FLAGS.memory_steps, FLAGS.op_profile, policies, FLAGS.keras_hub_paths,
+                      FLAGS.settle_ms / 1000.0, FLAGS.keras_bert_paths, FLAGS.torch_paths,
+                      FLAGS.isolate)
     try:
         results = run_suites(FLAGS.suite, FLAGS.config, options)
     except FileNotFoundError as error:  # the finetune suite's data

@@ -7,18 +7,28 @@ fine-tuning tools and of `fit` users: BERT's AdamW with warmup, decay and clippi
 the package took by default before it chose precision per machine: float32, XLA. "default"
 marks what `--dtype_policy=auto` and the per-precision `jit_compile` choose on this machine.
 PyTorch runs eagerly in float32 and under `torch.autocast("cpu", dtype=torch.bfloat16)`, and,
-with `--torch_compile`, the autocast step through `torch.compile`.
+with `--torch_paths=...,bf16_compile`, the autocast step through `torch.compile`.
+
+Each model candidate is built in a process of its own (`benchmarks.workers`, unless
+`options.isolate` is off), as a user would train it: eight BERT-base trainers sharing one
+TensorFlow runtime made keras_bert's bf16 step bimodal (docs/benchmarks.md).
 
 The train case also times a 2048x2048 matmul in float32 and bf16 on each path, so a step's
-gain can be read against the hardware's. The inference case times the same models' forward pass (a `tf.function`, XLA or not; PyTorch
-under `no_grad`) at the same batch.
+gain can be read against the hardware's. The inference case times the same models' forward
+pass (a `tf.function`, XLA or not; PyTorch under `no_grad`) at the same batch.
 """
+
+import contextlib
+import gc
+import os
+import tempfile
 
 import numpy as np
 
 from benchmarks import configs, hf_models, models, training_steps
 from benchmarks.harness import interleaved
 from benchmarks.matmul_rate import bf16_matmul_candidates, is_matmul, matmul_candidates
+from benchmarks.workers import Worker, set_threads
 
 # Span-head batches: SQuAD-shaped (question + passage), full length.
 BATCH_SIZES = {"tiny": 4, "mini": 32, "minilm": 16, "base": 8}
@@ -64,9 +74,10 @@ def _with_policy(policy, build):
         keras.config.set_dtype_policy(previous)
 
 
-def _keras_models(config, policy, weights_from=None):
-    """keras_bert's `BertQuestionAnswerer` and keras-hub's backbone + span head under `policy`,
-    both holding the weights of the float32 keras_bert model `weights_from` (if given)."""
+def _keras_model(config, policy, library, weights=None):
+    """keras_bert's `BertQuestionAnswerer` (`library="keras_bert"`) or keras-hub's backbone +
+    span head (`"keras-hub"`) under `policy`, holding `weights` (the `get_weights()` of a
+    keras_bert model of `config`) if given, else a seed-0 initialisation."""
     import keras
 
     import keras_bert
@@ -77,18 +88,34 @@ def _keras_models(config, policy, weights_from=None):
         keras.utils.set_random_seed(0)
         ours = keras_bert.BertQuestionAnswerer(
             keras_bert.BertEncoder.from_bert_config(BertConfig(**config)))
-        if weights_from is not None:
-            ours.set_weights(weights_from.get_weights())
+        if weights is not None:
+            ours.set_weights(weights)
+        if library == "keras_bert":
+            return ours
         hub = models.KerasHubSpanModel(encoder_to_keras_hub(ours.encoder))
-        return ours, hub
+        # A careful keras-hub user's head under mixed precision: float32 logits, as Keras's
+        # mixed precision guide says and as keras_bert's heads are.
+        hub.span = keras.layers.Dense(2, dtype="float32")
+        hub.span.build((None, None, config["hidden_size"]))
+        hub.span.set_weights(ours.span_head.dense.get_weights())
+        return hub
 
-    ours, hub = _with_policy(policy, build)
-    # A careful keras-hub user's head under mixed precision: float32 logits, as Keras's mixed
-    # precision guide says and as keras_bert's heads are.
-    hub.span = keras.layers.Dense(2, dtype="float32")
-    hub.span.build((None, None, config["hidden_size"]))
-    hub.span.set_weights(ours.span_head.dense.get_weights())
-    return ours, hub
+    return _with_policy(policy, build)
+
+
+def _load_weights(path):
+    with np.load(path) as arrays:
+        return [arrays[f"arr_{i}"] for i in range(len(arrays.files))]
+
+
+def _keras_cases(config, policy, xla, library, weights_path, inputs, labels, threads):
+    """A Keras candidate's calls, `{"train step": ..., "inference": ...}`: its own model
+    (`_keras_model`), compiled once for training and traced once for inference. A module-level
+    function so that a `Worker` can build it in another process."""
+    set_threads(threads, torch=False)
+    model = _keras_model(config, policy, library, _load_weights(weights_path))
+    return {"train step": _compiled_step(model, xla, inputs, labels),
+            "inference": _forward(model, xla, inputs)}
 
 
 def _compiled_step(model, jit_compile, inputs, labels):
@@ -115,28 +142,24 @@ def _forward(model, jit_compile, inputs):
     return lambda: {k: v.numpy() for k, v in run(tensors).items()}
 
 
-def _torch_candidates(hf, inputs, labels, batch_size, torch_compile):
+TORCH_PATHS = ("float32", "bf16", "bf16_compile")
+TORCH_NAMES = {"float32": "HF PyTorch float32", "bf16": "HF PyTorch bf16 autocast",
+               "bf16_compile": "HF PyTorch bf16 autocast + torch.compile"}
+
+
+def _torch_cases(config, path, weights_path, inputs, labels, threads):
+    """HF PyTorch's calls on `path` (`TORCH_PATHS`) with the weights at `weights_path`: eager
+    float32, eager under `torch.autocast("cpu", dtype=torch.bfloat16)`, or that through
+    `torch.compile` (train step only)."""
     import torch
 
-    step = training_steps.torch_train_step(hf, hf_models.hf_encoder_forward,
+    set_threads(threads, tensorflow=False)
+    source = _keras_model(config, "float32", "keras_bert", _load_weights(weights_path))
+    hf = hf_models.hf_model(config, "BertForQuestionAnswering", weights_from=source)
+    del source
+    trained = torch.compile(hf) if path == "bf16_compile" else hf
+    step = training_steps.torch_train_step(trained, hf_models.hf_encoder_forward,
                                            training_steps.torch_span_loss)
-
-    def autocast(fn):
-        def run():
-            with torch.autocast("cpu", dtype=torch.bfloat16):
-                return fn()
-        return run
-
-    train = {
-        "HF PyTorch float32": (lambda: step(inputs, labels), batch_size),
-        "HF PyTorch bf16 autocast": (autocast(lambda: step(inputs, labels)), batch_size),
-    }
-    if torch_compile:
-        compiled = torch.compile(hf)
-        compiled_step = training_steps.torch_train_step(
-            compiled, hf_models.hf_encoder_forward, training_steps.torch_span_loss)
-        train["HF PyTorch bf16 autocast + torch.compile"] = (
-            autocast(lambda: compiled_step(inputs, labels)), batch_size)
     tensors = {k: torch.from_numpy(v.astype(np.int64)) for k, v in inputs.items()}
 
     def forward():
@@ -146,11 +169,19 @@ def _torch_candidates(hf, inputs, labels, batch_size, torch_compile):
         hf.train()
         return out.start_logits.float().numpy()
 
-    infer = {
-        "HF PyTorch float32": (forward, batch_size),
-        "HF PyTorch bf16 autocast": (autocast(forward), batch_size),
-    }
-    return train, infer
+    def precision(fn):
+        if path == "float32":
+            return fn
+
+        def run():
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                return fn()
+        return run
+
+    cases = {"train step": precision(lambda: step(inputs, labels))}
+    if path != "bf16_compile":
+        cases["inference"] = precision(forward)
+    return cases
 
 
 def _bf16_agreement(ours_by_policy, inputs):
@@ -163,6 +194,21 @@ def _bf16_agreement(ours_by_policy, inputs):
     )
 
 
+def _reference_weights(config, inputs, path):
+    """Initialises the float32 keras_bert model every candidate copies, writes its weights to
+    `path`, and checks it before any timing: float32 parity with keras-hub and HF on `inputs`,
+    and how far its bf16 logits lie from its float32 ones. Returns both as note strings."""
+    source = _keras_model(config, "float32", "keras_bert")
+    weights = source.get_weights()
+    np.savez(path, *weights)
+    hub = _keras_model(config, "float32", "keras-hub", weights)
+    hf = hf_models.hf_model(config, "BertForQuestionAnswering", weights_from=source)
+    parity = _float32_parity(source, hub, hf, inputs)
+    bf16 = _keras_model(config, "mixed_bfloat16", "keras_bert", weights)
+    agreement = _bf16_agreement({"float32": source, "mixed_bfloat16": bf16}, inputs)
+    return parity, f"{agreement:.3g}"
+
+
 def run(config_name, options, log=print):
     from keras_bert.training.precision import default_jit_compile
     from keras_bert.training.precision import describe_machine
@@ -172,70 +218,74 @@ def run(config_name, options, log=print):
     machine = describe_machine()
     default = resolve_dtype_policy("auto", machine, log=None)
     default_xla = default_jit_compile(default, machine)
+
+    def label(library, policy, xla):
+        name = f"{library} {SHORT[policy]} {'XLA' if xla else 'no XLA'}"
+        if library == "keras_bert" and policy == default and xla == default_xla:
+            name += " (default)"
+        if library == "keras_bert" and policy == "float32" and xla:
+            name += " (default before)"
+        return name
+
     results = []
     for seq_length in options.seq_lengths:
         batch_size = options.batch_size or BATCH_SIZES[config_name]
         inputs, labels = span_batch(config["vocab_size"], batch_size, seq_length)
         log(f"precision {config_name} seq {seq_length}, batch {batch_size}: building models")
-        # One model pair per (precision, XLA): a Keras model holds one compiled train function.
-        # All hold the weights of the first (float32) pair; HF gets them too.
-        pairs = {("float32", True): _keras_models(config, "float32")}
-        source = pairs[("float32", True)][0]
-        hf = hf_models.hf_model(config, "BertForQuestionAnswering", weights_from=source)
-        parity = _float32_parity(*pairs[("float32", True)], hf, inputs)
-        for policy in POLICIES:
-            for xla in (True, False):
-                if (policy, xla) not in pairs:
-                    pairs[(policy, xla)] = _keras_models(config, policy, weights_from=source)
-        agreement = _bf16_agreement(
-            {p: pairs[(p, False)][0] for p in POLICIES}, inputs)
-
-        def label(library, policy, xla):
-            name = f"{library} {SHORT[policy]} {'XLA' if xla else 'no XLA'}"
-            if library == "keras_bert" and policy == default and xla == default_xla:
-                name += " (default)"
-            if library == "keras_bert" and policy == "float32" and xla:
-                name += " (default before)"
-            return name
-
-        train, infer = {}, {}
-        for (policy, xla), (ours, hub) in pairs.items():
-            for library, model in (("keras_bert", ours), ("keras-hub", hub)):
-                if library == "keras-hub" and _path_name(policy, xla) not in options.keras_hub_paths:
-                    continue
-                train[label(library, policy, xla)] = (
-                    _compiled_step(model, xla, inputs, labels), batch_size)
-                infer[label(library, policy, xla)] = (_forward(model, xla, inputs), batch_size)
-        # Only the candidates hold models now: keras-hub copies left out of --keras_hub_paths
-        # are freed (at BERT-base, eight trained models do not fit in 24 GiB).
-        pairs = None
-        torch_train, torch_infer = _torch_candidates(
-            hf, inputs, labels, batch_size, options.torch_compile)
-        train.update(torch_train)
-        infer.update(torch_infer)
-        train.update(matmul_candidates())
-        train.update(bf16_matmul_candidates())
-        reference = label("keras_bert", "float32", True)
-        notes = {
-            "CPU": f"{machine['cpu']}; bf16 units: {', '.join(machine['bf16_units']) or 'none'}; "
-                   f"accelerators: {', '.join(machine['accelerators']) or 'none'}",
-            "default on this machine": f"{default}, {'XLA' if default_xla else 'no XLA'}",
-            "float32 parity (keras_bert vs keras-hub / HF), max |diff| of logits": parity,
-            "bf16 vs float32 start/end logits, max |diff|": f"{agreement:.3g}",
-        }
-        for case, candidates in (("train step", train), ("inference", infer)):
-            timings = interleaved(candidates, rounds=options.rounds, warmup=options.warmup, log=log,
-                                  settle_s=options.settle_s)
-            for name, timing in timings.items():
-                timing.unit = "GFLOP/s" if is_matmul(name) else "examples/s"
-            results.append({
-                "suite": "precision",
-                "config": config_name,
-                "case": f"{case}, span head, seq {seq_length}, batch {batch_size}",
-                "reference": reference,
-                "timings": [t.to_json() for t in timings.values()],
-                "notes": notes,
-            })
+        with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as workers:
+            weights_path = os.path.join(tmp, "weights.npz")
+            parity, agreement = _reference_weights(config, inputs, weights_path)
+            gc.collect()  # the checks' models: the candidates build their own
+            # Every candidate is its own model on the same weights: a Keras model holds one
+            # compiled train function, and with --isolate each lives in its own process.
+            specs = []
+            for policy in POLICIES:
+                for xla in (True, False):
+                    for library, paths in (("keras_bert", options.keras_bert_paths),
+                                           ("keras-hub", options.keras_hub_paths)):
+                        if _path_name(policy, xla) in paths:
+                            specs.append((label(library, policy, xla), _keras_cases,
+                                          (config, policy, xla, library, weights_path, inputs,
+                                           labels, options.threads)))
+            for path in options.torch_paths:
+                specs.append((TORCH_NAMES[path], _torch_cases,
+                              (config, path, weights_path, inputs, labels, options.threads)))
+            train, infer = {}, {}
+            for name, build_fn, args in specs:
+                if options.isolate:
+                    log(f"  starting {name} in a process of its own")
+                    worker = workers.enter_context(Worker(name, build_fn, *args))
+                    cases = {case: worker.caller(case) for case in worker.cases}
+                else:
+                    cases = build_fn(*args)
+                train[name] = (cases["train step"], batch_size)
+                if "inference" in cases:
+                    infer[name] = (cases["inference"], batch_size)
+            train.update(matmul_candidates())
+            train.update(bf16_matmul_candidates())
+            reference = label("keras_bert", "float32", True)
+            notes = {
+                "CPU": f"{machine['cpu']}; bf16 units: {', '.join(machine['bf16_units']) or 'none'}; "
+                       f"accelerators: {', '.join(machine['accelerators']) or 'none'}",
+                "default on this machine": f"{default}, {'XLA' if default_xla else 'no XLA'}",
+                "float32 parity (keras_bert vs keras-hub / HF), max |diff| of logits": parity,
+                "bf16 vs float32 start/end logits, max |diff|": agreement,
+                "processes": ("each model candidate in a process of its own (matmuls in the "
+                              "coordinator)" if options.isolate else "every candidate in one"),
+            }
+            for case, candidates in (("train step", train), ("inference", infer)):
+                timings = interleaved(candidates, rounds=options.rounds, warmup=options.warmup,
+                                      log=log, settle_s=options.settle_s)
+                for name, timing in timings.items():
+                    timing.unit = "GFLOP/s" if is_matmul(name) else "examples/s"
+                results.append({
+                    "suite": "precision",
+                    "config": config_name,
+                    "case": f"{case}, span head, seq {seq_length}, batch {batch_size}",
+                    "reference": reference,
+                    "timings": [t.to_json() for t in timings.values()],
+                    "notes": notes,
+                })
     return results
 
 

@@ -10,7 +10,7 @@ from benchmarks.suites import precision
 @pytest.mark.large
 def test_precision_suite_times_every_path_and_marks_the_default(monkeypatch):
     monkeypatch.setenv("KERAS_BERT_CPU_FLAGS", "avx512_bf16")  # a bf16 machine, whatever runs CI
-    options = bench.Options(rounds=1, warmup=1, seq_lengths=(32,))
+    options = bench.Options(rounds=1, warmup=1, seq_lengths=(32,), isolate=False)
     results = bench.run_suites(["precision"], "tiny", options, log=lambda *_: None)
     assert [r["case"] for r in results] == [
         "train step, span head, seq 32, batch 4", "inference, span head, seq 32, batch 4"]
@@ -25,6 +25,28 @@ def test_precision_suite_times_every_path_and_marks_the_default(monkeypatch):
     # bf16 logits are near the float32 ones, not equal: the suite compares like with like.
     assert 0 < float(notes["bf16 vs float32 start/end logits, max |diff|"]) < 0.05
     assert keras.config.dtype_policy().name == "float32"  # the suite restores the global policy
+    assert notes["processes"] == "every candidate in one"
+
+
+@pytest.mark.large
+def test_isolated_candidates_each_train_in_a_process_of_their_own(monkeypatch):
+    # The workers inherit the environment: they resolve the same (simulated bf16) default.
+    monkeypatch.setenv("KERAS_BERT_CPU_FLAGS", "avx512_bf16")
+    options = bench.Options(rounds=2, warmup=1, seq_lengths=(32,), keras_bert_paths=(
+        "float32_xla", "bf16"), keras_hub_paths=("bf16",), torch_paths=("bf16",))
+    assert options.isolate  # the CLI's default
+    logged = []
+    results = bench.run_suites(["precision"], "tiny", options, log=logged.append)
+    train, infer = results
+    names = [t["name"] for t in train["timings"]]
+    models = ["keras_bert float32 XLA (default before)", "keras_bert bf16 no XLA (default)",
+              "keras-hub bf16 no XLA", "HF PyTorch bf16 autocast"]
+    assert names[:4] == models  # then the matmul rates, timed in the coordinator
+    assert [t["name"] for t in infer["timings"]] == models
+    for timing in train["timings"] + infer["timings"]:
+        assert len(timing["seconds"]) == 2 and timing["rate"] > 0
+    assert sum(line.startswith("  starting ") for line in logged) == 4
+    assert train["notes"]["processes"].startswith("each model candidate in a process of its own")
 
 
 def test_span_batch_labels_lie_in_the_passage():

@@ -78,6 +78,8 @@ def test_suites_run_in_both_precisions_and_report_the_ratio(tmp_path):
         (["--dtype_policies=mixed_float16"], "mixed_float16 cannot run here"),
         (["--suite=finetune", "--config=tiny", "--data_dir=/nonexistent"],
          "/nonexistent/glue/SST-2/train.tsv.gz not found"),
+        (["--keras_bert_paths=bf16"], "--keras_bert_paths must include float32_xla"),
+        (["--torch_paths=bf16,fp8"], "--torch_paths: ['fp8'] not among"),
     ],
 )
 def test_bad_arguments_are_named(args, message):
