@@ -101,12 +101,18 @@ flags.DEFINE_float("budget_tokens", None, "--recipe=budget: input tokens to trai
 flags.DEFINE_float(
     "warmup_fraction", 0.1, "--recipe=budget: share of the budget spent warming up the rate."
 )
+flags.DEFINE_float(
+    "pretraining_dropout", None,
+    "Both dropout rates while pretraining (default: the model's own; --recipe=budget: 0). The "
+    "saved bert_config.json keeps the model's own rates for fine-tuning.",
+)
 
 # --recipe=budget's values for flags the command line leaves unset.
 BUDGET_RECIPE = {
     "nsp_loss_weight": 0.0,  # NSP costs steps and did not help (RoBERTa; Cramming)
     "dynamic_masking": True,  # new masks each batch: no dupe_factor copies to store
     "masked_lm_prob": 0.15,  # BERT's rate until the ablation picks one (15-40 %)
+    "pretraining_dropout": 0.0,  # one pass over the data: nothing to regularise (Cramming)
 }
 
 
@@ -167,6 +173,9 @@ def main(argv):
 
     try:
         budget = apply_recipe()
+        if FLAGS.pretraining_dropout is not None and not 0.0 <= FLAGS.pretraining_dropout < 1.0:
+            raise ValueError(f"--pretraining_dropout={FLAGS.pretraining_dropout:g}: a rate in "
+                             "[0, 1) (0 turns dropout off).")
         config = finetuning_flags.bert_config()
         files = expand_input_files(FLAGS.input_file)
         next_sentence = check_pretraining_records(
@@ -223,9 +232,11 @@ def main(argv):
 
     dtype_policy, jit_compile = precision_flags.apply()
     keras.utils.set_random_seed(FLAGS.random_seed)
-    # The budget recipe pretrains without dropout; bert_config.json keeps the model's own.
-    train_config = config if budget is None else dataclasses.replace(
-        config, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    # --pretraining_dropout (the budget recipe: 0) while training; bert_config.json keeps the
+    # model's own rates.
+    dropout = FLAGS.pretraining_dropout
+    train_config = config if dropout is None else dataclasses.replace(
+        config, hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout)
     with strategy.scope():
         model = BertPretrainer(
             BertEncoder.from_bert_config(
@@ -284,8 +295,9 @@ def main(argv):
             ),
             nsp_loss_weight=FLAGS.nsp_loss_weight,
             recipe=FLAGS.recipe,
-            **({"budget": dataclasses.asdict(budget), "warmup_fraction": FLAGS.warmup_fraction,
-                "pretraining_dropout": 0.0} if budget else {}),
+            **({"budget": dataclasses.asdict(budget), "warmup_fraction": FLAGS.warmup_fraction}
+               if budget else {}),
+            **({"pretraining_dropout": dropout} if dropout is not None else {}),
         )
     if not FLAGS.do_train and not resumed and not FLAGS.init_checkpoint:
         raise app.UsageError(

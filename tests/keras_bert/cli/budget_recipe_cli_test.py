@@ -97,6 +97,8 @@ def test_token_budget_run_ends_where_the_budget_does_and_the_rate_reaches_zero(p
     (["--recipe=budget"], "--recipe=budget needs one budget: --budget_hours=H"),
     (["--recipe=budget", "--budget_hours=1", "--budget_tokens=5"], "needs one budget"),
     (["--budget_hours=1"], "--budget_hours needs --recipe=budget."),
+    (["--recipe=budget", "--budget_hours=1", "--pretraining_dropout=1"],
+     "--pretraining_dropout=1: a rate in [0, 1)"),
     (["--num_train_steps=2"], "holds packed rows without next-sentence labels: pass "
                               "--nsp_loss_weight=0 (or --recipe=budget)"),
 ])
