@@ -50,3 +50,32 @@ def test_decay_shrinks_kernels_but_not_layer_norm():
             np.testing.assert_array_equal(np.array(v), before[v.path])
         elif v.path.endswith("kernel"):
             np.testing.assert_allclose(np.array(v), before[v.path] * (1 - 0.1 * 0.5), rtol=1e-6)
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="a TensorFlow-backend path")
+@pytest.mark.parametrize("name", ["adamw", "lamb"])
+def test_the_xla_update_trains_exactly_as_keras_own_update(name):
+    """Keras's own update (xla_update=False) is the oracle: three train_on_batch steps of the same
+    model, clipping and decay on, end at the same weights and losses through either update."""
+    rng = np.random.default_rng(0)
+    x = {"token_ids": rng.integers(0, TINY["vocab_size"], (4, 12)).astype("int32"),
+         "segment_ids": np.zeros((4, 12), "int32"), "padding_mask": np.ones((4, 12), "int32")}
+    y = rng.normal(size=(4, 12, TINY["hidden_size"])).astype("float32")
+    runs = {}
+    for xla_update in (False, True):
+        keras.utils.set_random_seed(1)
+        inputs = {k: keras.Input((12,), dtype="int32", name=k) for k in x}
+        encoder = BertEncoder(**TINY)
+        model = keras.Model(inputs, encoder(inputs)["sequence_output"])
+        optimizer = create_optimizer(model, 1e-2, 10, num_warmup_steps=1, optimizer=name,
+                                     weight_decay_rate=0.1, global_clipnorm=0.5,
+                                     xla_update=xla_update)
+        assert ("_backend_apply_gradients" in vars(optimizer)) == xla_update  # the XLA path is on
+        model.compile(optimizer=optimizer, loss="mse", jit_compile=False)
+        losses = [float(model.train_on_batch(x, y)) for _ in range(3)]
+        runs[xla_update] = losses, [np.array(v) for v in model.trainable_variables]
+    (plain_losses, plain_weights), (xla_losses, xla_weights) = runs[False], runs[True]
+    np.testing.assert_allclose(xla_losses, plain_losses, rtol=1e-5)
+    assert plain_losses[-1] < plain_losses[0]  # the steps did train
+    for plain, xla in zip(plain_weights, xla_weights):
+        np.testing.assert_allclose(xla, plain, rtol=1e-5, atol=1e-6)
