@@ -36,19 +36,31 @@ def _fake_quant_learned_range(x, low, high):
     def quantize(x, low, high):
         y = tf.quantization.fake_quant_with_min_max_vars(x, low, high, num_bits=8,
                                                          narrow_range=False)
+        # The op's grid: the range nudged so that 0 is a grid point, as TensorFlow does.
+        step = (high - low) / 255.0
+        zero_point = tf.round(tf.clip_by_value(-low / step, 0.0, 255.0))
+        below, above = x < -zero_point * step, x > (255.0 - zero_point) * step
+        # What the gradient needs of x, kept in bfloat16 instead of x itself (half the memory a
+        # fake quant holds for the backward pass): round(u) - u, in [-0.5, 0.5] for an in-range
+        # value, -2 for one clipped to the bottom and 2 for one clipped to the top.
+        residual = tf.cast(tf.where(below, -2.0, tf.where(above, 2.0, (y - x) / step)),
+                           tf.bfloat16)
+        size = tf.cast(tf.size(x), tf.float32)
 
         def grad(dy):
-            # The op's grid: the range nudged so that 0 is a grid point, as TensorFlow does.
-            step = (high - low) / 255.0
-            zero_point = tf.round(tf.clip_by_value(-low / step, 0.0, 255.0))
-            below, above = x < -zero_point * step, x > (255.0 - zero_point) * step
-            inside = tf.logical_not(tf.logical_or(below, above))
-            rounding = tf.where(inside, (y - x) / step, 0.0) / 255.0  # (round(u) - u) / 255
-            d_low = tf.where(below, 1.0, -rounding)
-            d_high = tf.where(above, 1.0, rounding)
-            scale = tf.math.rsqrt(tf.cast(tf.size(x), tf.float32) * 127.0)
-            return (dy * tf.cast(inside, dy.dtype), scale * tf.reduce_sum(dy * d_low),
-                    scale * tf.reduce_sum(dy * d_high))
+            r = tf.cast(residual, dy.dtype)
+            inside = tf.abs(r) <= 1.0
+            rounding = tf.where(inside, r, 0.0) / 255.0
+            d_low = tf.where(r < -1.0, 1.0, -rounding)
+            d_high = tf.where(r > 1.0, 1.0, rounding)
+            scale = tf.math.rsqrt(size * 127.0)
+            d_range = (scale * tf.reduce_sum(dy * d_low), scale * tf.reduce_sum(dy * d_high))
+            # x's gradient waits for the range's: otherwise the two sums, needed only when the
+            # optimizer runs, may be left until the end of the backward pass, holding every
+            # fake quant's dy until then (over 24 GB on MiniLM's QAT graph at batch 16).
+            with tf.control_dependencies(d_range):
+                d_x = dy * tf.cast(inside, dy.dtype)
+            return (d_x, *d_range)
 
         return y, grad
 

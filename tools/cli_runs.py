@@ -36,11 +36,11 @@ def squad_dev_subset(data_dir, path, questions):
     return path
 
 
-def run_once(module_args, out, what):
+def run_once(module_args, out, what, results_file="eval_results.json"):
     """Runs `python -m <module_args>` (a CLI with `--output_dir=out`) unless `out` already has
-    its `eval_results.json`; returns those results. The log goes to `<out>/log.txt`; a run
-    stopped half-way resumes from its checkpoints when called again."""
-    results = os.path.join(out, "eval_results.json")
+    its `results_file` (the last file the run writes); returns those results. The log goes to
+    `<out>/log.txt`; a run stopped half-way resumes from its checkpoints when called again."""
+    results = os.path.join(out, results_file)
     if not os.path.exists(results):
         command = [sys.executable, "-m", *module_args]
         print("$", " ".join(command), flush=True)

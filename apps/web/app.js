@@ -417,7 +417,8 @@ async function loadTokenizer() {
 
 async function loadModel() {
   const modelUrl = modelUrlFromQuery();
-  const threads = Number(new URLSearchParams(location.search).get('threads') || els.threads.value) || 1;
+  // ?threads=N chooses; otherwise as many as the page can use (defaultThreadCount).
+  const threads = Number(new URLSearchParams(location.search).get('threads')) || 'auto';
   setStatus('Loading model…', 'loading');
   try {
     const [tok, model] = await Promise.all([

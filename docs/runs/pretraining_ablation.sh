@@ -6,6 +6,10 @@
 # google-research/bert's recipe (sentence pairs with padding, NSP, dropout, stored masks, its
 # step schedule: 10,000 warm-up steps of 1,000,000) stopped at the same wall clock.
 # The corpus is runs/corpus/all.txt (build_pretraining_corpus; docs/pretraining.md).
+# ABLATION_CORPUS, ABLATION_DIR, ABLATION_SIZE (a BertConfig preset) and ABLATION_TABLE change
+# what it runs on and where the table goes; a quick check of the whole script is
+#   ABLATION_CORPUS=<a small text> ABLATION_DIR=/tmp/ablation ABLATION_SIZE=tiny \
+#     ABLATION_MINUTES=0.1 ABLATION_TABLE=/tmp/ablation/table.md docs/runs/pretraining_ablation.sh
 # Run it on a quiet machine (the budget is wall clock). Re-run to continue: finished variants
 # are skipped.
 #   nohup docs/runs/pretraining_ablation.sh >> runs/ablation/log.txt 2>&1 &
@@ -13,18 +17,21 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=.venv/bin/python
 V=../shared/data/vocab/bert-base-uncased-vocab.txt
-A=runs/ablation
+A=${ABLATION_DIR:-runs/ablation}
+CORPUS=${ABLATION_CORPUS:-runs/corpus/all.txt}
+SIZE=${ABLATION_SIZE:-mini}
 MIN=${ABLATION_MINUTES:-10}
 HOURS=$($PY -c "print($MIN / 60)")
-COMMON="--vocab_file=$V --bert_config_file=$A/bert_config_mini.json --max_seq_length=128 \
+STOP_AFTER=$($PY -c "print(int($MIN * 60) + 30)")  # seconds: the clock-stopped bert row
+COMMON="--vocab_file=$V --bert_config_file=$A/bert_config.json --max_seq_length=128 \
   --max_predictions_per_seq=52 --train_batch_size=128 --iterations_per_loop=10"
 mkdir -p $A
 
 # Data: every 100th document held out; 52 prediction slots so that a 40 % rate fits in 128.
 if [ ! -f $A/eval.tfrecord ]; then
   awk -v RS= -v ORS='\n\n' -v dir=$A '{ print > (dir "/" (NR % 100 == 0 ? "heldout" : "train") ".txt") }' \
-    runs/corpus/all.txt
-  $PY -c "from keras_bert.models.bert_config import BertConfig; BertConfig.mini().to_json_file('$A/bert_config_mini.json')"
+    $CORPUS
+  $PY -c "from keras_bert.models.bert_config import BertConfig; BertConfig.$SIZE().to_json_file('$A/bert_config.json')"
   for kind in packed pairs; do
     $PY -m keras_bert.cli.create_pretraining_data --input_file=$A/train.txt \
       --output_file=$A/$kind.tfrecord --vocab_file=$V --max_seq_length=128 \
@@ -43,7 +50,7 @@ run() {  # name, records, flags...
   echo "== $name ($MIN min): $* $(date -u +%H:%M)"
   if [ "$name" = bert ]; then  # no budget in BERT's recipe: stopped by the clock (30 s of
     # start-up allowed, which the budget runs do not count), from its checkpoint every 10 steps
-    timeout --signal=INT $((MIN * 60 + 30)) $PY -m keras_bert.cli.run_pretraining $COMMON \
+    timeout --signal=INT $STOP_AFTER $PY -m keras_bert.cli.run_pretraining $COMMON \
       --input_file=$A/$records.tfrecord --output_dir=$A/$name --save_checkpoints_steps=10 \
       "$@" || true
   else
@@ -64,4 +71,4 @@ run float32 packed --dtype_policy=float32
 run padded pairs
 run nsp pairs --nsp_loss_weight=1
 run bert pairs --learning_rate=1e-4 --num_train_steps=1000000 --num_warmup_steps=10000
-$PY -m tools.ablation_table --ablation_dir=$A --output_file=docs/runs/pretraining_ablation.md
+$PY -m tools.ablation_table --ablation_dir=$A --output_file=${ABLATION_TABLE:-docs/runs/pretraining_ablation.md}

@@ -142,7 +142,12 @@ def strategy():
 
 
 def num_train_steps(num_examples):
-    """--num_train_steps, else epochs x examples / batch (rounded up)."""
+    """--num_train_steps, else epochs x examples / batch (rounded up). Training batches are
+    whole, so there must be one batch of examples at least."""
+    if num_examples < FLAGS.train_batch_size:
+        raise app.UsageError(
+            f"{num_examples} training examples are fewer than one batch of "
+            f"--train_batch_size={FLAGS.train_batch_size}: lower it or add data.")
     if FLAGS.num_train_steps:
         return FLAGS.num_train_steps
     return max(1, math.ceil(FLAGS.num_train_epochs * num_examples / FLAGS.train_batch_size))

@@ -233,8 +233,9 @@ def main(argv):
     dtype_policy, jit_compile = precision_flags.apply()
     keras.utils.set_random_seed(FLAGS.random_seed)
     # --pretraining_dropout (the budget recipe: 0) while training; bert_config.json keeps the
-    # model's own rates.
-    dropout = FLAGS.pretraining_dropout
+    # model's own rates. Scoring alone builds the model without dropout (it is off in evaluation),
+    # so a run trained with any rate can be restored.
+    dropout = FLAGS.pretraining_dropout if FLAGS.do_train else 0.0
     train_config = config if dropout is None else dataclasses.replace(
         config, hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout)
     with strategy.scope():
@@ -282,7 +283,7 @@ def main(argv):
             f"--output_dir {FLAGS.output_dir} holds a run of another model ({config_path} differs "
             "from --bert_config_file). Use a new --output_dir, or the run's own config."
         )
-    if chief:
+    if chief and FLAGS.do_train:  # scoring alone leaves the run's own records as they are
         os.makedirs(FLAGS.output_dir, exist_ok=True)
         config.to_json_file(config_path)
         write_pretraining_objective(
@@ -340,7 +341,7 @@ def main(argv):
                 json.dump({"step": int(trainer.global_step.numpy()), **metrics}, f, indent=1)
             print("Final:", ", ".join(f"{k} {v:.4g}" for k, v in metrics.items()))
     elif resumed:
-        trainer.restore()
+        trainer.restore(weights_only=True)
 
     if FLAGS.do_eval:
 
@@ -359,10 +360,15 @@ def main(argv):
             raise app.UsageError(str(e)) from None
         results["global_step"] = int(trainer.global_step.numpy())
         if chief:
-            with open(os.path.join(FLAGS.output_dir, "eval_results.txt"), "w") as f:
-                f.writelines(f"{key} = {value}\n" for key, value in sorted(results.items()))
-            with open(os.path.join(FLAGS.output_dir, "eval_results.json"), "w") as f:
-                json.dump(results, f, indent=1)
+            os.makedirs(FLAGS.output_dir, exist_ok=True)
+            for name, text in (
+                ("eval_results.txt", "".join(f"{k} = {v}\n" for k, v in sorted(results.items()))),
+                ("eval_results.json", json.dumps(results, indent=1)),
+            ):  # through a temporary name: a reader never sees half a file
+                path = os.path.join(FLAGS.output_dir, name)
+                with open(path + ".tmp", "w") as f:
+                    f.write(text)
+                os.replace(path + ".tmp", path)
         print("Eval:", ", ".join(f"{k} {v:.4g}" for k, v in sorted(results.items())))
 
 

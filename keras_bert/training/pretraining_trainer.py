@@ -262,10 +262,18 @@ class PretrainingTrainer:
         return self.strategy.distribute_datasets_from_function(fn)
 
     # === Checkpoints ===
-    def restore(self):
-        """Restores the latest checkpoint in `output_dir`, if any. Returns the step reached."""
+    def restore(self, weights_only=False):
+        """Restores the latest checkpoint in `output_dir`, if any. Returns the step reached.
+
+        `weights_only`: the model's weights and the step, for evaluation; the optimizer, dropout
+        and budget states are left out, so a run trained with another recipe or dropout rate can
+        be scored (every weight of the model must still be in the checkpoint).
+        """
         latest = tf.train.latest_checkpoint(self.output_dir)
-        if latest:
+        if latest and weights_only:
+            tf.train.Checkpoint(global_step=self.global_step, **self.model.checkpoint_items).restore(
+                latest).expect_partial().assert_existing_objects_matched()
+        elif latest:
             self.checkpoint.restore(latest).assert_existing_objects_matched()
         return int(self.global_step.numpy())
 

@@ -148,6 +148,43 @@ class FakeQuantTest(TestCase):
         errors, (low, high), _ = self._learn_range(x, (-40.0, 40.0), learn=False)
         self.assertEqual((low, high), (-40.0, 40.0))
 
+    def test_learned_range_gradient_is_lsq_on_the_nudged_grid(self):
+        # LSQ's gradient written out in numpy, from x itself (the op keeps only a bfloat16
+        # residual of it): straight-through inside the nudged range, clipped values push the
+        # range's ends, in-range ones pull them by their rounding error / 255.
+        import tensorflow as tf
+
+        from export.fake_quant import _fake_quant_learned_range
+
+        rng = np.random.default_rng(3)
+        x = rng.normal(scale=2.0, size=(16, 48)).astype("float32")
+        dy = rng.normal(size=x.shape).astype("float32")
+        low, high = -3.1, 2.7
+        step = (high - low) / 255.0
+        zero_point = np.round(np.clip(-low / step, 0.0, 255.0))
+        bottom, top = -zero_point * step, (255.0 - zero_point) * step
+        below, above = x < bottom, x > top
+        inside = ~(below | above)
+        u = (x - bottom) / step
+        rounding = np.where(inside, np.round(u) - u, 0.0) / 255.0
+        scale = 1.0 / np.sqrt(x.size * 127.0)
+        want_low = scale * np.sum(dy * np.where(below, 1.0, -rounding))
+        want_high = scale * np.sum(dy * np.where(above, 1.0, rounding))
+        self.assertGreater(below.sum(), 10)
+        self.assertGreater(above.sum(), 10)
+
+        xs, lows, highs = tf.constant(x), tf.Variable(low), tf.Variable(high)
+        with tf.GradientTape() as tape:
+            tape.watch(xs)
+            y = _fake_quant_learned_range(xs, lows, highs)
+            loss = tf.reduce_sum(y * dy)
+        d_x, d_low, d_high = tape.gradient(loss, [xs, lows, highs])
+        np.testing.assert_array_equal(np.asarray(d_x), np.where(inside, dy, 0.0))
+        # bfloat16 keeps 8 bits of each residual: sums agree to well under 1 %.
+        self.assertAllClose([float(d_low), float(d_high)], [want_low, want_high], rtol=5e-3)
+        np.testing.assert_array_equal(
+            np.asarray(y), np.asarray(tf.quantization.fake_quant_with_min_max_vars(xs, low, high)))
+
     def test_learned_range_bakes_into_the_range_the_converter_reads(self):
         x = np.random.default_rng(1).normal(size=(32, 32)).astype("float32")
         _, (low, high), holder = self._learn_range(x, (-20.0, 20.0), steps=30)

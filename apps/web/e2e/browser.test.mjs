@@ -13,6 +13,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync,
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromiumMissingMessage, externalRequests, launch, openApp, REPO_ROOT, E2E_DIR, WEB_DIR } from './harness.mjs';
+import { defaultThreadCount } from '../src/model.js';
 
 const SCREENSHOT_DIR = path.join(E2E_DIR, 'screenshots');
 const DOCS_SCREENSHOT = path.join(REPO_ROOT, 'docs', 'images', 'web_demo.png');
@@ -136,6 +137,13 @@ describe('web QA demo in Chromium', { skip }, () => {
     assert.ok(env.requests.some((u) => u.includes('/vendor/litertjs/wasm/') && u.endsWith('.wasm')),
       'LiteRT.js WASM was not loaded from /vendor/litertjs/wasm/');
     assert.ok(env.requests.some((u) => u.endsWith('/models/squad_minilm_int8.tflite')));
+    // Isolated, with the threaded runtime: it starts with as many threads as the cores allow
+    // (more than one on any machine with two cores), and the selector shows that count.
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    assert.equal(info.threaded, true, 'the threaded LiteRT.js build did not load on an isolated page');
+    assert.equal(info.threads, defaultThreadCount({ threaded: true, hardwareConcurrency: cores }));
+    if (cores >= 2) assert.ok(info.threads > 1, `one thread on an isolated page with ${cores} cores`);
+    assert.equal(await page.getByTestId('threads').inputValue(), String(info.threads));
   });
 
   test(`held-out questions: highlighted answer equals the Python TFLite answer (${heldOut.length} cases)`,
@@ -183,7 +191,7 @@ describe('web QA demo in Chromium', { skip }, () => {
   test('the thread-count setting recompiles the model and gives the same answer', { timeout: 120_000 }, async () => {
     const c = heldOut[0];
     await selectPassage(page, c.passageId);
-    for (const n of ['2', '1']) {
+    for (const n of ['1', '2']) {  // it starts at 2 where the page has 2+ cores
       await page.getByTestId('threads').selectOption(n);
       await page.waitForFunction((want) => window.__qa.info().threads === Number(want) &&
         document.getElementById('model-status').dataset.state === 'ready', n);

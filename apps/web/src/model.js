@@ -18,6 +18,20 @@ export const DEFAULT_MODEL_URL = '/models/squad_minilm_int8.tflite';
 export const INPUT_NAMES = ['ids', 'mask', 'segment_ids'];
 export const OUTPUT_NAMES = ['start_logits', 'end_logits'];
 
+/** The thread counts the app offers (its selector's options). */
+export const THREAD_CHOICES = [1, 2, 4];
+
+/**
+ * The thread count a page starts with: on a cross-origin isolated page with the threaded
+ * runtime, the largest offered count the machine has cores for (navigator.hardwareConcurrency,
+ * capped at 4: more threads than that gave a 384-token window no speed here); otherwise 1.
+ */
+export function defaultThreadCount({ threaded, hardwareConcurrency }, choices = THREAD_CHOICES) {
+  if (!threaded) return 1;
+  const cores = Math.max(1, Math.floor(Number(hardwareConcurrency) || 1));
+  return Math.max(...choices.filter((n) => n <= cores), 1);
+}
+
 /** An error the UI can show as is. `kind` is 'runtime' | 'missing' | 'corrupt' | 'contract' | 'inference'. */
 export class ModelError extends Error {
   constructor(kind, message, cause) {
@@ -122,15 +136,17 @@ async function fetchModelBytes(url, onProgress) {
 
 export class QaModel {
   /**
-   * @param {{modelUrl?: string, wasmPath?: string, threads?: number,
+   * @param {{modelUrl?: string, wasmPath?: string, threads?: number | 'auto',
    *          onProgress?: (p: {stage: string, loaded?: number, total?: number}) => void}} opts
    */
-  static async load({ modelUrl = DEFAULT_MODEL_URL, wasmPath = DEFAULT_WASM_PATH, threads = 1, onProgress } = {}) {
+  static async load({ modelUrl = DEFAULT_MODEL_URL, wasmPath = DEFAULT_WASM_PATH, threads = 'auto', onProgress } = {}) {
     const info = await initRuntime(wasmPath);
     const bytes = await fetchModelBytes(modelUrl, onProgress);
     const m = new QaModel(modelUrl, bytes, info);
     onProgress?.({ stage: 'compile' });
-    await m.setThreads(threads);
+    await m.setThreads(threads === 'auto'
+      ? defaultThreadCount({ threaded: info.threaded, hardwareConcurrency: navigator.hardwareConcurrency })
+      : threads);
     return m;
   }
 

@@ -90,6 +90,17 @@ def test_token_budget_run_ends_where_the_budget_does_and_the_rate_reaches_zero(p
                      "--learning_rate=1e-3", "--warmup_fraction=0.25")
     assert again.returncode == 0 and "nothing to do" in again.stdout, again.stdout[-2000:]
     assert tf.train.latest_checkpoint(str(tmp_path / "run")).endswith("ckpt-4")
+    # Scored alone without the recipe's flags (as docs/runs/pretraining_ablation.sh does): the
+    # weights of the run trained without dropout load into the model (the config says 0.1), and
+    # the run's own records stay as they were.
+    record_before = (tmp_path / "run" / "pretraining_objective.json").read_text()
+    scored = pretrain(packed, tmp_path / "run", "--do_train=false", "--do_eval",
+                      "--nsp_loss_weight=0", "--eval_batch_size=2", "--max_eval_steps=3")
+    assert scored.returncode == 0, scored.stderr[-3000:]
+    results = json.loads((tmp_path / "run" / "eval_results.json").read_text())
+    assert results["global_step"] == 4 and results["examples"] == 6
+    assert 0.0 < results["mlm_loss"] < 20.0
+    assert (tmp_path / "run" / "pretraining_objective.json").read_text() == record_before
 
 
 @pytest.mark.large

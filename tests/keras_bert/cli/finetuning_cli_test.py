@@ -116,9 +116,9 @@ def test_run_squad_bad_json_names_file_and_line(model_dir, tmp_path):
 def test_run_classifier_on_a_generic_tsv_and_bad_rows(model_dir, tmp_path):
     data = tmp_path / "data"
     data.mkdir()
-    rows = ["text\tlabel"] + [f"{w} film\t{l}" for w, l in [("good", "pos"), ("bad", "neg")] * 8]
-    (data / "train.tsv").write_text("\n".join(rows) + "\n")
-    (data / "dev.tsv").write_text("\n".join(rows[:7]) + "\n")
+    lines = ["text\tlabel"] + [f"{w} film\t{l}" for w, l in [("good", "pos"), ("bad", "neg")] * 8]
+    (data / "train.tsv").write_text("\n".join(lines) + "\n")
+    (data / "dev.tsv").write_text("\n".join(lines[:7]) + "\n")
     done = cli("run_classifier", "--task_name=tsv", f"--data_dir={data}",
                f"--init_checkpoint={model_dir}", "--do_train", "--do_eval", "--num_train_epochs=2",
                "--train_batch_size=4", "--max_seq_length=8", f"--output_dir={tmp_path / 'out'}")
@@ -145,6 +145,14 @@ def test_run_classifier_on_a_generic_tsv_and_bad_rows(model_dir, tmp_path):
             f"--init_checkpoint={tmp_path / 'out' / 'best'}", f"--output_dir={tmp_path / 'e'}"),
         "dev.tsv:3: label 'meh' is not one of the task's labels ['neg', 'pos']",
     )
+    # 16 training rows cannot fill a batch of 32: one line, before any model is built.
+    (data / "dev.tsv").write_text("\n".join(lines[:7]) + "\n")
+    small = cli("run_classifier", "--task_name=tsv", f"--data_dir={data}", "--do_train",
+                f"--init_checkpoint={model_dir}", "--train_batch_size=32", "--max_seq_length=8",
+                f"--output_dir={tmp_path / 'small'}")
+    failed_with(small, "16 training examples are fewer than one batch of --train_batch_size=32: "
+                       "lower it or add data.")
+    assert "Traceback" not in small.stderr
 
 
 def test_run_ner_starts_from_the_hf_minilm_folder(tmp_path):

@@ -1,0 +1,133 @@
+"""`tools.downstream_proof`: the summary's statistics, the runs it makes, and one real study of
+two arms on a tiny pretraining run."""
+
+import json
+import statistics
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from absl import flags
+
+from tests.data_paths import shared_data_dir
+from tools import downstream_proof
+
+
+def test_summary_statistics_match_numpy():
+    scores = {"squad": {"pretrained": [41.0, 43.5, 42.25], "random": [30.0, 36.0, 33.0]},
+              "sst2": {"pretrained": [80.0, 81.0, 79.0], "random": [79.5, 80.5, 78.0]}}
+    rows = downstream_proof.summarize(scores)
+    for row in rows:
+        for arm in downstream_proof.ARMS:
+            values = scores[row["task"]][arm]
+            assert row[arm]["mean"] == pytest.approx(np.mean(values))
+            assert row[arm]["std"] == pytest.approx(np.std(values, ddof=1))
+            assert row[arm]["n"] == 3
+    squad, sst2 = rows
+    assert squad["gain"] == pytest.approx(np.mean([41.0, 43.5, 42.25]) - 33.0)
+    # random's std is 3.0: a 9.25 gain clears 2 x 3.0; SST-2's 0.33 does not clear 2 x 1.0.
+    assert squad["beyond_2_std"] and not sst2["beyond_2_std"]
+    table = downstream_proof.markdown(rows).splitlines()
+    assert table[2] == ("| SQuAD v1.1 dev F1 | 42.25 ± 1.25 (n=3) | 33.00 ± 3.00 (n=3) | +9.25 "
+                        "| yes |")
+
+
+def test_one_seed_never_counts_as_beyond_the_spread():
+    rows = downstream_proof.summarize({"mrpc": {"pretrained": [90.0], "random": [60.0]}})
+    assert rows[0]["gain"] == 30.0 and not rows[0]["beyond_2_std"]
+    # One arm alone: no gain to report.
+    only = downstream_proof.summarize({"mrpc": {"random": [60.0, 61.0]}})
+    assert "gain" not in only[0]
+    assert downstream_proof.markdown(only).splitlines()[2].endswith("| - | - |")
+
+
+@pytest.mark.parametrize("entries, message", [
+    (["squad=1e-3"], "'squad=1e-3' is not task:value"),
+    (["glue:1e-3"], "'glue:1e-3' is not task:value"),
+    (["squad:fast"], "'fast' is not a number"),
+])
+def test_task_values_are_checked(entries, message):
+    with pytest.raises(ValueError, match=message):
+        downstream_proof.task_values(entries, "learning_rates")
+
+
+@pytest.fixture
+def parsed_flags():
+    flags.FLAGS(["downstream_proof", "--init_checkpoint=/runs/pre", "--vocab_file=/v.txt"])
+    yield flags.FLAGS
+    flags.FLAGS.unparse_flags()
+
+
+def test_the_arms_differ_only_in_where_the_weights_come_from(parsed_flags):
+    for task in downstream_proof.TASKS:
+        pretrained = downstream_proof.run_args(task, "pretrained", 1, "/o", 1e-4, 2.0)
+        random = downstream_proof.run_args(task, "random", 1, "/o", 1e-4, 2.0)
+        assert "--init_checkpoint=/runs/pre" in pretrained
+        assert "--bert_config_file=/runs/pre/bert_config.json" in random
+        assert not any(a.startswith("--init_checkpoint") for a in random)
+        assert sorted(set(pretrained) ^ set(random)) == [
+            "--bert_config_file=/runs/pre/bert_config.json", "--init_checkpoint=/runs/pre"]
+        assert "--random_seed=1" in pretrained and "--vocab_file=/v.txt" in pretrained
+
+
+def _cli(module, *args, cwd=None):
+    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=900)
+
+
+@pytest.mark.large
+def test_a_study_of_two_arms_on_a_tiny_pretraining_run(tmp_path):
+    from tests.keras_bert.cli.pretraining_cli_test import TEXT
+    from tests.keras_bert.cli.pretraining_cli_test import VOCAB
+    from tests.keras_bert.training import train_worker
+
+    (tmp_path / "vocab.txt").write_text("\n".join(VOCAB) + "\n")
+    (tmp_path / "corpus.txt").write_text(TEXT)
+    (tmp_path / "bert_config.json").write_text(json.dumps(dict(train_worker.CONFIG,
+                                                               vocab_size=len(VOCAB))))
+    made = _cli("keras_bert.cli.create_pretraining_data", f"--input_file={tmp_path / 'corpus.txt'}",
+                f"--output_file={tmp_path / 'packed.tfrecord'}",
+                f"--vocab_file={tmp_path / 'vocab.txt'}", "--max_seq_length=8",
+                "--max_predictions_per_seq=3", "--dupe_factor=2", "--pack_sequences")
+    assert made.returncode == 0, made.stderr[-2000:]
+    trained = _cli("keras_bert.cli.run_pretraining", f"--input_file={tmp_path / 'packed.tfrecord'}",
+                   f"--bert_config_file={tmp_path / 'bert_config.json'}",
+                   f"--vocab_file={tmp_path / 'vocab.txt'}", f"--output_dir={tmp_path / 'pre'}",
+                   "--max_seq_length=8", "--max_predictions_per_seq=3", "--train_batch_size=2",
+                   "--recipe=budget", "--budget_tokens=48")
+    assert trained.returncode == 0, trained.stderr[-2000:]
+    study = [f"--init_checkpoint={tmp_path / 'pre'}", f"--vocab_file={tmp_path / 'vocab.txt'}",
+             f"--output_dir={tmp_path / 'study'}", f"--data_dir={shared_data_dir()}",
+             "--tasks=sst2", "--seeds=0,1", "--sst2_train_examples=8", "--epochs=sst2:1",
+             "--train_batch_size=4",
+             "--max_seq_length=16", f"--json={tmp_path / 'study.json'}",
+             f"--markdown={tmp_path / 'study.md'}", f"--plot={tmp_path / 'study.png'}"]
+    done = _cli("tools.downstream_proof", *study)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads((tmp_path / "study.json").read_text())
+    assert [(r["arm"], r["seed"]) for r in summary["runs"]] == [
+        ("pretrained", 0), ("pretrained", 1), ("random", 0), ("random", 1)]
+    for run in summary["runs"]:
+        # Each score is the run's own dev accuracy (872 SST-2 dev sentences), in percent.
+        results = json.loads((tmp_path / "study" / "sst2" / f"{run['arm']}_seed{run['seed']}" /
+                              "eval_results.json").read_text())
+        assert run["score"] == pytest.approx(100 * results["accuracy"])
+        assert results["num_examples"] == 872
+        log = (tmp_path / "study" / "sst2" / f"{run['arm']}_seed{run['seed']}" / "log.txt").read_text()
+        assert ("random initialization" in log) == (run["arm"] == "random")
+    row = summary["summary"][0]
+    assert row["pretrained"]["mean"] == pytest.approx(statistics.fmean(
+        [r["score"] for r in summary["runs"] if r["arm"] == "pretrained"]))
+    assert (tmp_path / "study.md").read_text().startswith("| task | pretrained | random init |")
+    assert (tmp_path / "study.png").stat().st_size > 1000
+    # Finished runs are read, not repeated.
+    again = _cli("tools.downstream_proof", *study)
+    assert again.returncode == 0 and "$ " not in again.stdout, again.stdout[-2000:]
+
+
+def test_a_pretraining_run_without_config_is_a_one_line_error(tmp_path):
+    done = _cli("tools.downstream_proof", f"--init_checkpoint={tmp_path}", "--vocab_file=v.txt")
+    assert done.returncode != 0
+    assert f"--init_checkpoint={tmp_path} has no bert_config.json" in done.stderr
+    assert "Traceback" not in done.stderr
