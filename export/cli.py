@@ -19,6 +19,7 @@ from absl import flags
 from absl import logging
 
 from export.task_model import TASKS
+from keras_bert.cli import usage
 
 FLAGS = flags.FLAGS
 
@@ -173,4 +174,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["task_name", "init_checkpoint", "export_dir"])
-    app.run(main)
+    usage.run(main)

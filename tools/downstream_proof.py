@@ -28,6 +28,7 @@ import statistics
 from absl import app
 from absl import flags
 
+from keras_bert.cli import usage
 from tools.cli_runs import run_once, write_json
 
 FLAGS = flags.FLAGS
@@ -219,4 +220,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["init_checkpoint", "vocab_file"])
-    app.run(main)
+    usage.run(main)

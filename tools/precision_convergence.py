@@ -17,9 +17,9 @@ import json
 import os
 import sys
 
-from absl import app
 from absl import flags
 
+from keras_bert.cli import usage
 from tools.cli_runs import minilm_checkpoint, run_once, squad_dev_subset, write_json
 
 FLAGS = flags.FLAGS
@@ -113,4 +113,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    usage.run(main)

@@ -17,8 +17,9 @@ import re
 import tempfile
 import time
 
-from absl import app
 from absl import flags
+
+from keras_bert.cli import usage
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("config", "minilm", "Benchmark model shape (benchmarks.configs).")
@@ -91,4 +92,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    usage.run(main)

@@ -18,6 +18,8 @@ import numpy as np
 from absl import app
 from absl import flags
 
+from keras_bert.cli import usage
+
 FLAGS = flags.FLAGS
 flags.DEFINE_string("init_checkpoint", None, "The float parent: a run_squad output dir (its best/).")
 flags.DEFINE_string("predict_file", "../shared/data/squad/dev-v1.1.json.gz", "SQuAD v1.1 dev.")
@@ -61,4 +63,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["init_checkpoint"])
-    app.run(main)
+    usage.run(main)

@@ -29,6 +29,8 @@ import numpy as np
 from absl import app
 from absl import flags
 
+from keras_bert.cli import usage
+
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model", None, "The QA .tflite (ids/mask/segment_ids -> start/end logits).")
 flags.DEFINE_string("predict_file", "../shared/data/squad/dev-v1.1.json.gz", "SQuAD v1.1 JSON.")
@@ -142,4 +144,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["model", "output_dir"])
-    app.run(main)
+    usage.run(main)

@@ -17,6 +17,7 @@ import sys
 from absl import app
 from absl import flags
 
+from keras_bert.cli import usage
 from tools.cli_runs import minilm_checkpoint, run_once, squad_dev_subset, sweep_table, write_json
 
 FLAGS = flags.FLAGS
@@ -117,4 +118,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    usage.run(main)

@@ -20,6 +20,7 @@ from absl import app
 from absl import flags
 
 from keras_bert.cli import finetuning_flags
+from keras_bert.cli import usage
 
 FLAGS = flags.FLAGS
 
@@ -79,4 +80,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["init_checkpoint", "input_file", "output_json"])
-    app.run(main)
+    usage.run(main)

@@ -22,6 +22,8 @@ import os
 from absl import app
 from absl import flags
 
+from keras_bert.cli import usage
+
 FLAGS = flags.FLAGS
 flags.DEFINE_list("sources", None, "kind:path entries: books, wikitext, squad, glue, conll.")
 flags.DEFINE_list("held_out", [], "kind:path entries whose sentences must not be kept "
@@ -100,4 +102,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["sources", "output_file"])
-    app.run(main)
+    usage.run(main)

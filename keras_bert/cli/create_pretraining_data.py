@@ -20,6 +20,8 @@ import time
 from absl import app
 from absl import flags
 
+from keras_bert.cli import usage
+
 FLAGS = flags.FLAGS
 
 flags.DEFINE_string("input_file", None, "Input text file(s): comma-separated paths or globs.")
@@ -160,4 +162,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["input_file", "output_file", "vocab_file"])
-    app.run(main)
+    usage.run(main)

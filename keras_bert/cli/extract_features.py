@@ -21,6 +21,7 @@ from absl import logging
 
 from keras_bert.cli import finetuning_flags
 from keras_bert.cli import precision_flags
+from keras_bert.cli import usage
 
 FLAGS = flags.FLAGS
 
@@ -120,4 +121,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["input_file", "output_file"])
-    app.run(main)
+    usage.run(main)

@@ -15,6 +15,8 @@ import time
 from absl import app
 from absl import flags
 
+from keras_bert.cli import usage
+
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_file", None, "Text file(s): comma-separated paths or globs; .gz ok.")
 flags.DEFINE_string("vocab_file", None, "Where to write the learned vocab.txt.")
@@ -60,4 +62,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["input_file", "vocab_file"])
-    app.run(main)
+    usage.run(main)

@@ -30,6 +30,8 @@ import sys
 from absl import app
 from absl import flags
 
+from keras_bert.cli import usage
+
 FLAGS = flags.FLAGS
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHARED = os.path.join(ROOT, "..", "shared", "data")
@@ -356,4 +358,4 @@ def _command():
 
 
 if __name__ == "__main__":
-    app.run(main)
+    usage.run(main)

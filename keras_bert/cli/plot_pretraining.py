@@ -10,6 +10,7 @@ import os
 from absl import app
 from absl import flags
 
+from keras_bert.cli import usage
 from keras_bert.cli.run_logs import read_log
 
 FLAGS = flags.FLAGS
@@ -66,4 +67,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["output_dir"])
-    app.run(main)
+    usage.run(main)

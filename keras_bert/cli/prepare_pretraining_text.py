@@ -10,6 +10,8 @@ Writes google-research/bert's format: one sentence per line, a blank line betwee
 from absl import app
 from absl import flags
 
+from keras_bert.cli import usage
+
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_file", None, "Raw text file(s): comma-separated paths or globs; .gz ok.")
 flags.DEFINE_string("output_file", None, "Where to write the sentence-per-line text.")
@@ -40,4 +42,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["input_file", "output_file"])
-    app.run(main)
+    usage.run(main)

@@ -22,6 +22,7 @@ from absl import logging
 
 from keras_bert.cli import finetuning_flags
 from keras_bert.cli import precision_flags
+from keras_bert.cli import usage
 
 FLAGS = flags.FLAGS
 
@@ -154,4 +155,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["task_name", "data_dir", "output_dir"])
-    app.run(main)
+    usage.run(main)

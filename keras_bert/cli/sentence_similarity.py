@@ -14,6 +14,8 @@ import time
 from absl import app
 from absl import flags
 
+from keras_bert.cli import usage
+
 FLAGS = flags.FLAGS
 DEFAULT_SENTENCES = pathlib.Path(__file__).resolve().parents[1] / "assets" / "similarity_sentences.txt"
 
@@ -122,7 +124,7 @@ def main(argv):
 
 
 def run():
-    app.run(main)
+    usage.run(main)
 
 
 if __name__ == "__main__":

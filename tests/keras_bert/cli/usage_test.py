@@ -1,0 +1,75 @@
+"""`keras_bert.cli.usage.run`: a usage error is one line on stderr, not the module's whole help."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+PROGRAM = textwrap.dedent('''
+    """A long docstring that absl would print first.
+
+    Lines and lines of help.
+    """
+    from absl import app
+    from absl import flags
+
+    from keras_bert.cli import usage
+
+    flags.DEFINE_string("name", None, "A flag whose help absl would print too.")
+
+
+    def main(argv):
+        del argv
+        if flags.FLAGS.name == "status":
+            raise app.UsageError("--name=status: exits with 3.", exitcode=3)
+        if flags.FLAGS.name:
+            raise app.UsageError(f"--name={flags.FLAGS.name}: not a name here; pass --name=ok.")
+        print("ran")
+
+
+    if __name__ == "__main__":
+        usage.run(main)
+''')
+
+
+def run_program(tmp_path, *args):
+    path = tmp_path / "tool.py"
+    path.write_text(PROGRAM)
+    return subprocess.run([sys.executable, str(path), *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_a_usage_error_is_one_line_and_absl_exit_status(tmp_path):
+    done = run_program(tmp_path, "--name=bad")
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-2:] == [
+        "tool.py: --name=bad: not a name here; pass --name=ok.", "(--help lists the flags.)"]
+    assert "docstring" not in done.stderr and "whose help" not in done.stderr
+    assert done.stdout == ""
+    assert run_program(tmp_path, "--name=status").returncode == 3
+
+
+def test_success_help_and_flag_errors_are_absls(tmp_path):
+    ok = run_program(tmp_path)
+    assert ok.returncode == 0 and ok.stdout == "ran\n"
+    helped = run_program(tmp_path, "--help")
+    # absl's --help: the docstring and the flags (absl exits with 1 after it).
+    assert "A long docstring" in helped.stdout + helped.stderr
+    assert "whose help" in helped.stdout + helped.stderr
+    unknown = run_program(tmp_path, "--nme=x")
+    assert unknown.returncode != 0 and "Unknown command line flag 'nme'" in unknown.stderr
+
+
+@pytest.mark.large
+def test_a_real_cli_answers_bad_input_in_one_line(tmp_path):
+    (tmp_path / "empty.txt").write_text("\n  \n")
+    done = subprocess.run([sys.executable, "-m", "keras_bert.cli.learn_vocabulary",
+                           f"--input_file={tmp_path / 'empty.txt'}",
+                           f"--vocab_file={tmp_path / 'vocab.txt'}"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()
+    assert last[-2] == f"learn_vocabulary.py: --input_file {tmp_path / 'empty.txt'}: no text found."
+    assert "flags:" not in done.stderr and "Learns a WordPiece" not in done.stderr
+    assert not (tmp_path / "vocab.txt").exists()
