@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -61,10 +62,24 @@ def serve(port):
         sys.exit("The web demo needs Node.js (>= 18): `apt-get install nodejs npm`, then `make demo`.")
     if not os.path.isdir(os.path.join(WEB, "node_modules", "@litertjs", "core")):
         sys.exit("apps/web/node_modules is missing: run `make demo` (it runs `npm ci` there).")
+    # The server holds a pipe from us as its stdin and stops when it closes: whatever ends this
+    # process (Ctrl+C, SIGTERM, SIGKILL), the server and its port go with it.
+    server = subprocess.Popen([node, os.path.join(WEB, "server.mjs"), f"--port={port}",
+                               "--exit_with_stdin"], stdin=subprocess.PIPE)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        subprocess.run([node, os.path.join(WEB, "server.mjs"), f"--port={port}"], check=True)
+        status = server.wait()
+        if status:
+            sys.exit(status)
     except KeyboardInterrupt:
         print("\nStopped.")
+    finally:
+        if server.poll() is None:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
 
 
 def main():

@@ -188,6 +188,8 @@ function parseArgs(argv) {
         throw new Error(`--port must be an integer 0..65535, got ${JSON.stringify(v)}`);
       }
       opts.port = n;
+    } else if (a === '--exit_with_stdin') {
+      opts.exitWithStdin = true;
     } else if (a === '--verbose' || a === '-v') {
       opts.quiet = false;
     } else if (a === '--help' || a === '-h') {
@@ -209,7 +211,8 @@ if (isMain) {
     process.exit(2);
   }
   if (opts.help) {
-    console.log('usage: node apps/web/server.mjs [--port N] [--verbose]   (127.0.0.1 only; --port 0 = free port)');
+    console.log('usage: node apps/web/server.mjs [--port N] [--verbose] [--exit_with_stdin]   ' +
+      '(127.0.0.1 only; --port 0 = free port; --exit_with_stdin: stop when stdin closes)');
     process.exit(0);
   }
   startServer(opts).then(
@@ -219,6 +222,14 @@ if (isMain) {
       const stop = () => close().then(() => process.exit(0));
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
+      if (opts.exitWithStdin) {
+        // Started by a parent (apps/demo.py) that holds our stdin: when it ends, however it
+        // ends (Ctrl+C, SIGTERM, SIGKILL), the pipe closes and the server stops with it.
+        process.stdin.on('end', stop);
+        process.stdin.on('close', stop);
+        process.stdin.on('error', stop);
+        process.stdin.resume();
+      }
     },
     (e) => {
       console.error(`server.mjs: could not listen on ${HOST}:${opts.port}: ${e.message}`);
