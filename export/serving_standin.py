@@ -497,14 +497,47 @@ class ServedModel:
         return {name: tensor.numpy() for name, tensor in outputs.items()}
 
 
+# Limits of the HTTP side (flags of the same names): the largest request body read, the
+# seconds a connection may sit idle or mid-request, and the connections served at once.
+MAX_BODY_BYTES = 64 * 2**20
+REQUEST_TIMEOUT_S = 30.0
+MAX_CONNECTIONS = 64
+
+
+def body_length(header, limit):
+    """The byte count a POST's `Content-Length` header announces, checked before anything is
+    read: `RequestError` 411 when it is missing, 400 when it is not a count, 413 over `limit`."""
+    if header is None:
+        raise RequestError("A POST needs a Content-Length header.", status=411)
+    if not header.strip().isdigit():
+        raise RequestError(f"Content-Length {header!r} is not a byte count.")
+    length = int(header)
+    if length > limit:
+        raise RequestError(f"The request body ({length:,} bytes) is over this server's limit "
+                           f"of {limit:,} bytes (--max_body_bytes).", status=413)
+    return length
+
+
 class _Handler(http.server.BaseHTTPRequestHandler):
     server_version = "serving_standin"
+
+    def setup(self):
+        self.timeout = self.server.request_timeout  # socket timeout: slow clients are dropped
+        super().setup()
 
     def do_GET(self):
         self._answer(lambda: self.server.model.get(self.path))
 
     def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            length = body_length(self.headers.get("Content-Length"), self.server.max_body_bytes)
+        except RequestError as e:
+            self.close_connection = True  # the unread body must not be taken for a request
+            self._send(e.status, json.dumps({"error": str(e)}))
+            return
+        body = self.rfile.read(length)
+        if len(body) < length:
+            return  # the client went away mid-body: nobody to answer
         self._answer(lambda: self.server.model.post(self.path, body))
 
     def _answer(self, route):
@@ -514,6 +547,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             status, text = e.status, json.dumps({"error": str(e)})
         except Exception as e:  # the server keeps serving whatever one request did
             status, text = 500, json.dumps({"error": f"{type(e).__name__}: {e}"})
+        self._send(status, text)
+
+    def _send(self, status, text):
         data = text.encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -525,6 +561,42 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass  # quiet: tests read stdout for the port line
 
 
+class BoundedServer(http.server.ThreadingHTTPServer):
+    """A thread per connection, at most `max_connections` at once: one more is answered 503 and
+    closed at once instead of starting a thread. Each connection's socket times out after
+    `request_timeout` seconds without progress."""
+
+    daemon_threads = True
+
+    def __init__(self, address, handler, model, max_connections=MAX_CONNECTIONS,
+                 request_timeout=REQUEST_TIMEOUT_S, max_body_bytes=MAX_BODY_BYTES):
+        super().__init__(address, handler)
+        self.model = model
+        self.request_timeout = request_timeout
+        self.max_body_bytes = max_body_bytes
+        self._slots = threading.BoundedSemaphore(max_connections)
+
+    def process_request(self, request, client_address):
+        if not self._slots.acquire(blocking=False):
+            data = json.dumps({"error": "Too many connections; retry later."}).encode()
+            try:
+                request.settimeout(1.0)
+                request.sendall(b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: "
+                                b"application/json\r\nContent-Length: " + str(len(data)).encode()
+                                + b"\r\nConnection: close\r\n\r\n" + data)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model_base_path", required=True,
@@ -533,15 +605,25 @@ def main(argv=None):
     parser.add_argument("--port", type=int, default=8501, help="REST port; 0 picks a free one.")
     parser.add_argument("--debug_modules", action="store_true",
                         help="Also serve GET /v1/debug/modules (imported top-level modules).")
+    parser.add_argument("--max_body_bytes", type=int, default=MAX_BODY_BYTES,
+                        help="Largest request body read; a larger one is answered 413.")
+    parser.add_argument("--request_timeout", type=float, default=REQUEST_TIMEOUT_S,
+                        help="Seconds a connection may stall before it is closed.")
+    parser.add_argument("--max_connections", type=int, default=MAX_CONNECTIONS,
+                        help="Connections served at once; one more is answered 503.")
     args = parser.parse_args(argv)
+    for name in ("max_body_bytes", "request_timeout", "max_connections"):
+        if getattr(args, name) <= 0:
+            parser.exit(2, f"serving_standin: --{name} must be above 0, got {getattr(args, name)}\n")
     load_text_ops()
     try:
         model = ServedModel(args.model_base_path, args.model_name, args.debug_modules)
     except (FileNotFoundError, ValueError) as e:
         parser.exit(2, f"serving_standin: {e}\n")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), _Handler)
-    server.daemon_threads = True
-    server.model = model
+    server = BoundedServer(("127.0.0.1", args.port), _Handler, model,
+                           max_connections=args.max_connections,
+                           request_timeout=args.request_timeout,
+                           max_body_bytes=args.max_body_bytes)
     port = server.server_address[1]
     print(f"serving_standin: model {model.model_name} version {model.version} at "
           f"http://127.0.0.1:{port}/v1/models/{model.model_name}", flush=True)
