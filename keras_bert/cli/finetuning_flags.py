@@ -16,6 +16,7 @@ import warnings
 from absl import app
 from absl import flags
 
+from keras_bert.atomic_files import atomic_open
 from keras_bert.cli import precision_flags
 
 FLAGS = flags.FLAGS
@@ -205,7 +206,7 @@ def warm_start(model, require_head):
 def write_eval_results(results, name="eval_results.json"):
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     path = os.path.join(FLAGS.output_dir, name)
-    with open(path, "w") as f:
+    with atomic_open(path) as f:
         json.dump(results, f, indent=1, sort_keys=True)
     print(f"Wrote {path}:", ", ".join(f"{k} {v:.4g}" for k, v in results.items()
                                       if isinstance(v, float)))
@@ -236,7 +237,7 @@ def finetuner(model, strategy, tokenizer, steps, num_examples, evaluate_fn=None,
     )
     path = os.path.join(FLAGS.output_dir, BEST_DIR, "vocab.txt")
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
+    with atomic_open(path, encoding="utf-8") as f:
         f.writelines(token + "\n" for token in tokenizer.vocabulary)
     return result
 

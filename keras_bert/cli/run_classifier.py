@@ -20,6 +20,7 @@ from absl import app
 from absl import flags
 from absl import logging
 
+from keras_bert.atomic_files import atomic_open
 from keras_bert.cli import finetuning_flags
 from keras_bert.cli import precision_flags
 from keras_bert.cli import usage
@@ -145,7 +146,7 @@ def main(argv):
     probabilities = keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
     results = scores(logits)
     results.update(num_examples=len(dev), task=task.name)
-    with open(os.path.join(FLAGS.output_dir, "eval_predictions.tsv"), "w") as f:
+    with atomic_open(os.path.join(FLAGS.output_dir, "eval_predictions.tsv")) as f:
         f.write("source\tlabel\tprediction\t" + "\t".join(f"p_{l}" for l in task.labels) + "\n")
         for example, p in zip(dev, probabilities):
             f.write(f"{example.source}\t{example.label}\t{task.labels[int(p.argmax())]}\t"

@@ -18,6 +18,7 @@ from absl import app
 from absl import flags
 from absl import logging
 
+from keras_bert.atomic_files import atomic_open
 from keras_bert.cli import finetuning_flags
 from keras_bert.cli import precision_flags
 from keras_bert.cli import usage
@@ -91,7 +92,7 @@ def main(argv):
         gold = [s.tags for s in sentences[split]]
         results = conlleval(gold, predicted)
         if write:
-            with open(os.path.join(FLAGS.output_dir, f"{split}_predictions.txt"), "w") as out:
+            with atomic_open(os.path.join(FLAGS.output_dir, f"{split}_predictions.txt")) as out:
                 for sentence, tags in zip(sentences[split], predicted):
                     rows = zip(sentence.words, sentence.tags, tags)
                     out.writelines(f"{w} {g} {p}\n" for w, g, p in rows)

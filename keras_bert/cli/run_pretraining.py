@@ -31,6 +31,7 @@ from absl import app
 from absl import flags
 from absl import logging
 
+from keras_bert.atomic_files import atomic_open
 from keras_bert.cli import finetuning_flags
 from keras_bert.cli import precision_flags
 from keras_bert.cli import usage
@@ -338,7 +339,7 @@ def main(argv):
         if chief:
             save_tf1_checkpoint(model, os.path.join(FLAGS.output_dir, "bert_model.ckpt"))
             config.to_json_file(config_path)  # the model's own dropout (not train_config's)
-            with open(os.path.join(FLAGS.output_dir, "final_metrics.json"), "w") as f:
+            with atomic_open(os.path.join(FLAGS.output_dir, "final_metrics.json")) as f:
                 json.dump({"step": int(trainer.global_step.numpy()), **metrics}, f, indent=1)
             print("Final:", ", ".join(f"{k} {v:.4g}" for k, v in metrics.items()))
     elif resumed:
@@ -361,15 +362,12 @@ def main(argv):
             raise app.UsageError(str(e)) from None
         results["global_step"] = int(trainer.global_step.numpy())
         if chief:
-            os.makedirs(FLAGS.output_dir, exist_ok=True)
             for name, text in (
                 ("eval_results.txt", "".join(f"{k} = {v}\n" for k, v in sorted(results.items()))),
                 ("eval_results.json", json.dumps(results, indent=1)),
-            ):  # through a temporary name: a reader never sees half a file
-                path = os.path.join(FLAGS.output_dir, name)
-                with open(path + ".tmp", "w") as f:
+            ):
+                with atomic_open(os.path.join(FLAGS.output_dir, name)) as f:
                     f.write(text)
-                os.replace(path + ".tmp", path)
         print("Eval:", ", ".join(f"{k} {v:.4g}" for k, v in sorted(results.items())))
 
 

@@ -20,6 +20,7 @@ from absl import app
 from absl import flags
 from absl import logging
 
+from keras_bert.atomic_files import atomic_open
 from keras_bert.cli import finetuning_flags
 from keras_bert.cli import precision_flags
 from keras_bert.cli import usage
@@ -190,7 +191,7 @@ def main(argv):
         if FLAGS.version_2_with_negative:
             outputs["null_odds.json"] = null_odds
         for name, value in outputs.items():
-            with open(os.path.join(FLAGS.output_dir, name), "w") as f:
+            with atomic_open(os.path.join(FLAGS.output_dir, name)) as f:
                 json.dump(value, f, indent=1, ensure_ascii=False)
         results = _score(predictions, null_odds)
         if results is not None:

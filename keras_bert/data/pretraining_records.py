@@ -7,6 +7,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.atomic_files import atomic_paths
 from keras_bert.data.pretraining_instances import instance_features
 
 # Feature name -> (dtype, length key). The names and layout are google-research/bert's, so
@@ -60,26 +61,27 @@ def write_pretraining_records(
         max_seq_length, max_predictions_per_seq: int, the padded lengths.
         progress: optional callable `progress(num_written)`, called every 1,000 instances.
     """
-    writers = []
     for path in paths:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        writers.append(tf.io.TFRecordWriter(path))
     count = tokens = masked = is_next = packed = 0
-    try:
-        for count, instance in enumerate(instances, start=1):
-            example = instance_to_example(instance, max_seq_length, max_predictions_per_seq)
-            writers[(count - 1) % len(writers)].write(example.SerializeToString())
-            tokens += len(instance.token_ids)
-            masked += len(instance.masked_lm_positions)
-            if instance.is_random_next is None:
-                packed += 1
-            else:
-                is_next += not instance.is_random_next
-            if progress and count % 1000 == 0:
-                progress(count)
-    finally:
-        for writer in writers:
-            writer.close()
+    # The files take their names only when every one is complete (atomic_paths).
+    with atomic_paths(paths) as temporary:
+        writers = [tf.io.TFRecordWriter(path) for path in temporary]
+        try:
+            for count, instance in enumerate(instances, start=1):
+                example = instance_to_example(instance, max_seq_length, max_predictions_per_seq)
+                writers[(count - 1) % len(writers)].write(example.SerializeToString())
+                tokens += len(instance.token_ids)
+                masked += len(instance.masked_lm_positions)
+                if instance.is_random_next is None:
+                    packed += 1
+                else:
+                    is_next += not instance.is_random_next
+                if progress and count % 1000 == 0:
+                    progress(count)
+        finally:
+            for writer in writers:
+                writer.close()
     return RecordSummary(
         files=list(paths),
         instances=count,

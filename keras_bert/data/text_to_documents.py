@@ -1,9 +1,9 @@
 """Raw text (e.g. Project Gutenberg books) to BERT's pretraining format: one sentence per line."""
 
-import os
 import re
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.atomic_files import atomic_open
 
 # Titles that end with a period but do not end a sentence ("Mr. Knightley").
 ABBREVIATIONS = frozenset(
@@ -111,12 +111,8 @@ def write_documents(documents, path):
     """Writes documents in google-research/bert's format: a sentence per line, blank line between.
 
     The file appears complete or not at all (written under a temporary name, then renamed)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    temporary = f"{path}.tmp-{os.getpid()}"
-    with open(temporary, "w", encoding="utf-8") as f:
+    with atomic_open(path, encoding="utf-8") as f:
         for document in documents:
             for sentence in document:
                 f.write(sentence.replace("\n", " ") + "\n")
             f.write("\n")
-    os.replace(temporary, path)

@@ -5,6 +5,7 @@ import json
 import os
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.atomic_files import atomic_open
 
 # The published BERT family (Turc et al. 2019 "Well-Read Students Learn Better" for the small
 # sizes, Devlin et al. 2018 for Base and Large): name -> (num_hidden_layers, hidden_size).
@@ -196,5 +197,5 @@ class BertConfig:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
 
     def to_json_file(self, path):
-        with open(os.fspath(path), "w", encoding="utf-8") as f:
+        with atomic_open(path, encoding="utf-8") as f:
             f.write(self.to_json_string())

@@ -5,6 +5,7 @@ import os
 import pathlib
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.atomic_files import atomic_open
 
 # The tokens every BERT vocabulary carries; google-research/bert's scripts look them up by name.
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -81,7 +82,8 @@ def write_vocabulary(tokens, path):
     """
     tokens = load_vocabulary(list(tokens))
     path = pathlib.Path(path)
-    path.write_bytes("".join(token + "\n" for token in tokens).encode("utf-8"))
+    with atomic_open(path, "wb") as f:
+        f.write("".join(token + "\n" for token in tokens).encode("utf-8"))
     return path
 
 

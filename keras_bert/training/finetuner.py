@@ -10,6 +10,7 @@ import keras
 import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.atomic_files import atomic_open
 from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
 
 BEST_DIR = "best"
@@ -154,7 +155,7 @@ class Finetuner:
         if not self.is_chief:
             return
         save_tf1_checkpoint(self.model, self.best_checkpoint)
-        with open(os.path.join(self.output_dir, BEST_DIR, "metrics.json"), "w") as f:
+        with atomic_open(os.path.join(self.output_dir, BEST_DIR, "metrics.json")) as f:
             json.dump(metrics, f, indent=1)
 
 

@@ -2,6 +2,7 @@
 
 import json
 import os
+from keras_bert.atomic_files import atomic_open
 
 # objective -> the encoder's attention pattern while pretraining.
 #   mlm: BERT's masked language model (bidirectional, masked inputs).
@@ -24,7 +25,7 @@ def write_pretraining_objective(output_dir, objective, **details):
         "attention_pattern": PRETRAINING_OBJECTIVES[objective],
         **details,
     }
-    with open(os.path.join(output_dir, OBJECTIVE_FILE), "w") as f:
+    with atomic_open(os.path.join(output_dir, OBJECTIVE_FILE)) as f:
         json.dump(record, f, indent=1)
     return record
 
