@@ -29,13 +29,14 @@ def atomic_open(path, mode="w", **open_kwargs):
     >>> json.load(open(path))
     {'f1': 80.4}
     """
-    if not any(flag in mode for flag in "wax"):
-        raise ValueError(f"atomic_open writes files: mode {mode!r} has none of w, a, x.")
+    if mode not in ("w", "wb", "wt"):
+        raise ValueError(f"atomic_open writes a whole new file: mode {mode!r} must be 'w' or "
+                         "'wb' (appending or reading cannot be atomic).")
     path = os.fspath(path)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     temporary = _temporary(path)
     try:
-        with open(temporary, mode.replace("a", "w").replace("x", "w"), **open_kwargs) as f:
+        with open(temporary, mode, **open_kwargs) as f:
             yield f
             f.flush()
             os.fsync(f.fileno())
