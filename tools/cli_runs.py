@@ -55,10 +55,10 @@ def run_once(module_args, out, what, results_file="eval_results.json"):
 
 def write_json(path, value, indent=1):
     """`value` as JSON at `path`, through a temporary name (a reader never sees half a file)."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path + ".tmp", "w") as f:
+    from keras_bert.atomic_files import atomic_open
+
+    with atomic_open(path) as f:
         json.dump(value, f, indent=indent)
-    os.replace(path + ".tmp", path)
 
 
 def sweep_table(rows):

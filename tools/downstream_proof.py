@@ -28,6 +28,7 @@ import statistics
 from absl import app
 from absl import flags
 
+from keras_bert.atomic_files import atomic_open
 from keras_bert.cli import usage
 from tools.cli_runs import run_once, write_json
 
@@ -210,10 +211,8 @@ def main(argv):
                                 "summary": rows, "learning_rates": learning_rates,
                                 "epochs": epochs})
     if FLAGS.markdown:
-        partial = FLAGS.markdown + ".tmp"
-        with open(partial, "w") as f:
+        with atomic_open(FLAGS.markdown) as f:
             f.write(text)
-        os.replace(partial, FLAGS.markdown)
     if FLAGS.plot:
         plot(rows, FLAGS.plot)
 

@@ -20,10 +20,7 @@ def run(main):
         try:
             return main(argv)
         except app.UsageError as error:
-            program = os.path.basename(sys.argv[0]) if sys.argv else "keras_bert"
-            if program in ("__main__.py", "-m", "-c"):
-                program = getattr(sys.modules.get("__main__"), "__spec__", None)
-                program = program.name if program else "keras_bert"
+            program = os.path.basename(sys.argv[0])
             sys.stderr.write(f"{program}: {error}\n(--help lists the flags.)\n")
             sys.stderr.flush()
             sys.exit(error.exitcode)
