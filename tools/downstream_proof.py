@@ -41,25 +41,32 @@ TASKS = {
     "sst2": ("accuracy", 100.0, "SST-2 dev accuracy"),
     "mrpc": ("accuracy", 100.0, "MRPC dev accuracy"),
 }
-flags.DEFINE_string("init_checkpoint", None, "The pretraining run (run_pretraining --output_dir).")
-flags.DEFINE_string("vocab_file", None, "The vocabulary it was pretrained with.")
-flags.DEFINE_string("output_dir", "runs/downstream_proof", "Where every run's folder goes.")
-flags.DEFINE_string("data_dir", "../shared/data", "The shared data folder.")
-flags.DEFINE_list("tasks", list(TASKS), f"Of {list(TASKS)}.")
-flags.DEFINE_list("arms", list(ARMS), f"Of {list(ARMS)}.")
-flags.DEFINE_list("seeds", ["0", "1", "2"], "Fine-tuning seeds (head, dropout, data order).")
-flags.DEFINE_list("learning_rates", ["squad:5e-4", "conll:5e-4", "sst2:2e-4", "mrpc:2e-4"],
-                  "task:peak learning rate, for both arms.")
-flags.DEFINE_list("epochs", ["squad:2", "conll:3", "sst2:10", "mrpc:5"], "task:epochs, both arms.")
-flags.DEFINE_integer("squad_train_examples", 20000, "SQuAD training questions (a seeded subset).")
-flags.DEFINE_integer("squad_max_seq_length", 384, "SQuAD window length (stride 128).")
-flags.DEFINE_integer("sst2_train_examples", 1000, "SST-2 labelled sentences.")
-flags.DEFINE_integer("max_seq_length", 128, "conll, sst2, mrpc input length.")
-flags.DEFINE_integer("train_batch_size", 32, "Every task's training batch.")
-flags.DEFINE_string("dtype_policy", "auto", "Precision of every run (auto: bf16 where the CPU has it).")
-flags.DEFINE_string("json", None, "Write every run's score and the summary here.")
-flags.DEFINE_string("markdown", None, "Write the summary table here.")
-flags.DEFINE_string("plot", None, "Draw the arms' means and standard deviations to this PNG.")
+
+
+def define_flags(flag_values=flags.FLAGS):
+    """The study's flags, defined on `flag_values` (the CLI: the global FLAGS; tests: their own)."""
+    def define(kind, *args):
+        getattr(flags, f"DEFINE_{kind}")(*args, flag_values=flag_values)
+
+    define("string", "init_checkpoint", None, "The pretraining run (run_pretraining --output_dir).")
+    define("string", "vocab_file", None, "The vocabulary it was pretrained with.")
+    define("string", "output_dir", "runs/downstream_proof", "Where every run's folder goes.")
+    define("string", "data_dir", "../shared/data", "The shared data folder.")
+    define("list", "tasks", list(TASKS), f"Of {list(TASKS)}.")
+    define("list", "arms", list(ARMS), f"Of {list(ARMS)}.")
+    define("list", "seeds", ["0", "1", "2"], "Fine-tuning seeds (head, dropout, data order).")
+    define("list", "learning_rates", ["squad:5e-4", "conll:5e-4", "sst2:2e-4", "mrpc:2e-4"],
+           "task:peak learning rate, for both arms.")
+    define("list", "epochs", ["squad:2", "conll:3", "sst2:10", "mrpc:5"], "task:epochs, both arms.")
+    define("integer", "squad_train_examples", 20000, "SQuAD training questions (a seeded subset).")
+    define("integer", "squad_max_seq_length", 384, "SQuAD window length (stride 128).")
+    define("integer", "sst2_train_examples", 1000, "SST-2 labelled sentences.")
+    define("integer", "max_seq_length", 128, "conll, sst2, mrpc input length.")
+    define("integer", "train_batch_size", 32, "Every task's training batch.")
+    define("string", "dtype_policy", "auto", "Precision of every run (auto: bf16 where the CPU has it).")
+    define("string", "json", None, "Write every run's score and the summary here.")
+    define("string", "markdown", None, "Write the summary table here.")
+    define("string", "plot", None, "Draw the arms' means and standard deviations to this PNG.")
 
 
 def task_values(entries, kind):
@@ -76,33 +83,33 @@ def task_values(entries, kind):
     return values
 
 
-def run_args(task, arm, seed, out, learning_rate, epochs):
-    """`python -m` arguments of one run."""
-    data = FLAGS.data_dir
-    config = os.path.join(FLAGS.init_checkpoint, "bert_config.json")
+def run_args(options, task, arm, seed, out, learning_rate, epochs):
+    """`python -m` arguments of one run; `options`: the parsed flags."""
+    data = options.data_dir
+    config = os.path.join(options.init_checkpoint, "bert_config.json")
     common = [
-        f"--vocab_file={FLAGS.vocab_file}", f"--output_dir={out}", "--do_train",
+        f"--vocab_file={options.vocab_file}", f"--output_dir={out}", "--do_train",
         f"--learning_rate={learning_rate}", f"--num_train_epochs={epochs}",
-        f"--random_seed={seed}", f"--dtype_policy={FLAGS.dtype_policy}",
-        f"--train_batch_size={FLAGS.train_batch_size}",
-        (f"--init_checkpoint={FLAGS.init_checkpoint}" if arm == "pretrained"
+        f"--random_seed={seed}", f"--dtype_policy={options.dtype_policy}",
+        f"--train_batch_size={options.train_batch_size}",
+        (f"--init_checkpoint={options.init_checkpoint}" if arm == "pretrained"
          else f"--bert_config_file={config}"),
     ]
     if task == "squad":
         return ["keras_bert.cli.run_squad", *common,
                 f"--train_file={os.path.join(data, 'squad', 'train-v1.1-reconstructed.json.gz')}",
                 f"--predict_file={os.path.join(data, 'squad', 'dev-v1.1.json.gz')}", "--do_predict",
-                f"--max_train_examples={FLAGS.squad_train_examples}",
-                f"--max_seq_length={FLAGS.squad_max_seq_length}", "--doc_stride=128", "--iterations_per_loop=100"]
+                f"--max_train_examples={options.squad_train_examples}",
+                f"--max_seq_length={options.squad_max_seq_length}", "--doc_stride=128", "--iterations_per_loop=100"]
     if task == "conll":
         return ["keras_bert.cli.run_ner", *common, "--do_predict",
                 f"--data_dir={os.path.join(data, 'conll2003')}",
-                f"--max_seq_length={FLAGS.max_seq_length}"]
+                f"--max_seq_length={options.max_seq_length}"]
     glue = {"sst2": ("sst-2", "SST-2"), "mrpc": ("mrpc", "MRPC")}[task]
     return ["keras_bert.cli.run_classifier", *common, "--do_eval", f"--task_name={glue[0]}",
             f"--data_dir={os.path.join(data, 'glue', glue[1])}",
-            f"--max_seq_length={FLAGS.max_seq_length}",
-            *([f"--max_train_examples={FLAGS.sst2_train_examples}"] if task == "sst2" else [])]
+            f"--max_seq_length={options.max_seq_length}",
+            *([f"--max_train_examples={options.sst2_train_examples}"] if task == "sst2" else [])]
 
 
 def score(task, results):
@@ -195,7 +202,7 @@ def main(argv):
             for seed in seeds:
                 out = os.path.join(FLAGS.output_dir, task, f"{arm}_seed{seed}")
                 results = run_once(
-                    run_args(task, arm, seed, out, learning_rates[task], epochs[task]), out,
+                    run_args(FLAGS, task, arm, seed, out, learning_rates[task], epochs[task]), out,
                     f"{task} {arm} seed {seed}",
                     results_file="test_results.json" if task == "conll" else "eval_results.json")
                 value = score(task, results)
@@ -218,5 +225,6 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    define_flags()
     flags.mark_flags_as_required(["init_checkpoint", "vocab_file"])
     usage.run(main)

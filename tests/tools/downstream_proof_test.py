@@ -54,15 +54,16 @@ def test_task_values_are_checked(entries, message):
 
 @pytest.fixture
 def parsed_flags():
-    flags.FLAGS(["downstream_proof", "--init_checkpoint=/runs/pre", "--vocab_file=/v.txt"])
-    yield flags.FLAGS
-    flags.FLAGS.unparse_flags()
+    options = flags.FlagValues()
+    downstream_proof.define_flags(options)
+    options(["downstream_proof", "--init_checkpoint=/runs/pre", "--vocab_file=/v.txt"])
+    return options
 
 
 def test_the_arms_differ_only_in_where_the_weights_come_from(parsed_flags):
     for task in downstream_proof.TASKS:
-        pretrained = downstream_proof.run_args(task, "pretrained", 1, "/o", 1e-4, 2.0)
-        random = downstream_proof.run_args(task, "random", 1, "/o", 1e-4, 2.0)
+        pretrained = downstream_proof.run_args(parsed_flags, task, "pretrained", 1, "/o", 1e-4, 2.0)
+        random = downstream_proof.run_args(parsed_flags, task, "random", 1, "/o", 1e-4, 2.0)
         assert "--init_checkpoint=/runs/pre" in pretrained
         assert "--bert_config_file=/runs/pre/bert_config.json" in random
         assert not any(a.startswith("--init_checkpoint") for a in random)
