@@ -11,7 +11,7 @@ PIP := $(PY) -m pip
 # Quieter TensorFlow start-up; errors still print.
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
-.PHONY: demo similarity benchmark gpu-bundle test test-core test-fast test-jax test-apps test-bazel task-library-check mutation clean
+.PHONY: demo similarity benchmark gpu-bundle test test-core test-reliability test-fast test-jax test-apps test-bazel task-library-check mutation clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -74,6 +74,12 @@ gpu-bundle: $(VENV)/.installed-test
 # environment without TensorFlow.
 test: $(VENV)/.installed-test test-apps test-core
 	$(PY) -m pytest tests --run_large -q
+
+# The fuzz and fault-injection tests (tests/reliability, marker `reliability`) with the larger
+# Hypothesis budget (the `reliability` profile in tests/conftest.py); `make test` runs the same
+# properties on a smaller fixed budget. CI runs both (.ci/run). docs/reliability.md has the counts.
+test-reliability: $(VENV)/.installed-test
+	$(PY) -m pytest tests -m reliability --run_large -q --hypothesis-profile=reliability --hypothesis-show-statistics
 
 # The core (backend-portable) tests without TensorFlow installed, on JAX and on PyTorch.
 test-core: $(CORE_VENV)/.installed

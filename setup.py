@@ -53,9 +53,11 @@ setuptools.setup(
         # The core tests without TensorFlow (make test-core): references for parity (the CPU
         # build of torch 2.13.0, any other version pulls CUDA packages; HF transformers) and
         # the JAX backend.
-        "test-core": ["pytest", "torch==2.13.0", "transformers", "jax"],
+        # Hypothesis: the property-based fuzz tests (tests/reliability; conftest loads its profiles).
+        "test-core": ["pytest", "hypothesis", "torch==2.13.0", "transformers", "jax"],
         "test": [
             "pytest",
+            "hypothesis",
             "torch==2.13.0",
             "transformers",
             "jax",

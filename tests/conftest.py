@@ -6,6 +6,16 @@ import os
 import pathlib
 
 import pytest
+from hypothesis import settings
+
+# Property-based tests (tests/reliability): a fixed, repeatable budget in `make test`; the
+# `reliability` profile (make test-reliability, run by CI) tries random inputs, 2,000 per property.
+# No example database: runs leave the checkout untouched, and a failure prints its reproducer.
+settings.register_profile("fixed_budget", max_examples=60, deadline=None, derandomize=True,
+                          database=None, print_blob=True)
+settings.register_profile("reliability", max_examples=2000, deadline=None, database=None,
+                          print_blob=True)
+settings.load_profile("fixed_budget")
 
 # The core environment (make test-core): Keras with JAX or PyTorch and no TensorFlow. There only
 # the test modules holding `backend_portable` tests are collected; the rest run in the
@@ -26,6 +36,11 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers",
         "backend_portable: core tests that must also pass on JAX and PyTorch, without TensorFlow.",
+    )
+    config.addinivalue_line(
+        "markers",
+        "reliability: fuzzing and fault injection; make test-reliability runs them with the "
+        "larger Hypothesis budget.",
     )
 
 

@@ -10,29 +10,35 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 STDLIB = set(sys.stdlib_module_names)
 
 # Package -> the first-party and third-party top-level imports it may use (stdlib always allowed).
+# keras_bert.api_export and keras_bert.atomic_files (write-then-rename; TensorFlow only inside
+# atomic_paths, for tf.io.gfile) sit under every layer.
 ALLOWED = {
     "keras_bert/layers": {"keras", "numpy", "tensorflow", "keras_bert.api_export", "keras_bert.layers"},
-    "keras_bert/models": {"keras", "numpy", "keras_bert.api_export", "keras_bert.layers", "keras_bert.models"},
+    "keras_bert/models": {
+        "keras", "numpy", "keras_bert.api_export", "keras_bert.atomic_files", "keras_bert.layers",
+        "keras_bert.models",
+    },
     "keras_bert/tokenization": {
         "keras", "keras_hub", "numpy", "tensorflow", "tensorflow_text", "keras_bert.api_export",
-        "keras_bert.tensorflow_extra", "keras_bert.tokenization",
+        "keras_bert.atomic_files", "keras_bert.tensorflow_extra", "keras_bert.tokenization",
     },
     "keras_bert/checkpoints": {
         "numpy", "safetensors", "tensorflow", "keras_hub", "keras_bert.checkpoints", "keras_bert.models",
         "keras_bert.tensorflow_extra",
     },
     "keras_bert/data": {
-        "numpy", "tensorflow", "keras", "keras_bert.api_export", "keras_bert.data",
-        "keras_bert.tensorflow_extra",
+        "numpy", "tensorflow", "keras", "keras_bert.api_export", "keras_bert.atomic_files",
+        "keras_bert.data", "keras_bert.tensorflow_extra",
         "keras_bert.tokenization",
     },
     "keras_bert/training": {
-        "keras", "numpy", "tensorflow", "keras_bert.api_export", "keras_bert.training",
-        "keras_bert.tensorflow_extra",
+        "keras", "numpy", "tensorflow", "keras_bert.api_export", "keras_bert.atomic_files",
+        "keras_bert.training", "keras_bert.tensorflow_extra",
         "keras_bert.models", "keras_bert.layers", "keras_bert.data", "keras_bert.checkpoints",
     },
     # Metrics are pure Python / NumPy with the official definitions: no framework at all.
     "keras_bert/metrics": {"numpy", "keras_bert.api_export", "keras_bert.metrics"},
+    "keras_bert/atomic_files.py": {"tensorflow"},
     "export": {
         "keras", "numpy", "tensorflow", "tensorflow_text", "tensorflow_serving", "ai_edge_litert",
         "flatbuffers", "absl", "tqdm", "keras_bert", "export",
@@ -52,7 +58,8 @@ def imports_of(path):
 
 def python_files(*dirs):
     for d in dirs:
-        yield from sorted((ROOT / d).rglob("*.py"))
+        path = ROOT / d
+        yield from [path] if path.is_file() else sorted(path.rglob("*.py"))
 
 
 def allowed(name, rules):

@@ -1,9 +1,10 @@
 """Sentence(-pair) classification data: the GLUE tasks' TSV layouts and a generic TSV task."""
 
 import dataclasses
+import io
 
 from keras_bert.api_export import keras_bert_export
-from keras_bert.data.data_files import open_data_file
+from keras_bert.data.data_files import read_data_text
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,7 +87,7 @@ def generic_tsv_task(path, labels=None):
 
 def _rows(path):
     # utf-8-sig: MRPC's files start with a byte-order mark.
-    with open_data_file(path, encoding="utf-8-sig", newline="") as f:
+    with io.StringIO(read_data_text(path, TsvFormatError, "utf-8-sig"), newline="") as f:
         for line_number, line in enumerate(f, 1):
             line = line.rstrip("\r\n")
             if line.strip():

@@ -1,12 +1,13 @@
 """CoNLL-2003 NER: read `word POS chunk tag` files; align word labels to the first WordPiece."""
 
 import dataclasses
+import io
 import os
 
 import numpy as np
 
 from keras_bert.api_export import keras_bert_export
-from keras_bert.data.data_files import open_data_file
+from keras_bert.data.data_files import read_data_text
 
 CONLL2003_LABELS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC")
 
@@ -34,7 +35,8 @@ def read_conll(path, num_columns=4, labels=CONLL2003_LABELS):
     if not os.path.exists(path):
         raise FileNotFoundError(f"CoNLL file {path} does not exist.")
     sentences, words, tags, first = [], [], [], None
-    with open_data_file(path, encoding="utf-8") as f:
+    # newline=None: "\r", "\n" and "\r\n" end lines, as in a file opened as text.
+    with io.StringIO(read_data_text(path, ConllFormatError), newline=None) as f:
         for number, line in enumerate(f, 1):
             columns = line.split()
             if not columns or columns[0] == "-DOCSTART-":

@@ -5,7 +5,7 @@ import json
 import os
 
 from keras_bert.api_export import keras_bert_export
-from keras_bert.data.data_files import open_data_file
+from keras_bert.data.data_files import read_data_text
 
 
 @dataclasses.dataclass
@@ -82,12 +82,7 @@ def _read_text(path):
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"SQuAD file {path} does not exist.")
-    with open_data_file(path, "rb") as f:
-        data = f.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise SquadFormatError(f"{path}: not UTF-8 text (byte {e.start}); is it a SQuAD .json?") from None
+    return read_data_text(path, SquadFormatError, hint="is it a SQuAD .json?")
 
 
 def _field(entry, key, kind, locator, where, qas_id=None):
@@ -168,8 +163,14 @@ def _set_answer_span(example, qa, context, char_to_word_offset, locator, where):
     answer = answers[0]
     text = _field(answer, "text", str, locator, f"{where}.answers[0]", qas_id)
     start = _field(answer, "answer_start", int, locator, f"{where}.answers[0]", qas_id)
+    if not text.strip():
+        raise locator.error(
+            f"{where}.answers[0]",
+            f"the answer of question {qas_id!r} is blank ({text!r}): give the answer's words.",
+            qas_id,
+        )
     found = context[start : start + len(text)] if 0 <= start < len(context) else ""
-    if not text.strip() or found != text:
+    if found != text:
         raise locator.error(
             f"{where}.answers[0]",
             f"answer_start {start} of question {qas_id!r} does not point at its answer "

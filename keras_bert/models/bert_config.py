@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import math
 import os
 
 from keras_bert.api_export import keras_bert_export
@@ -93,8 +94,11 @@ class BertConfig:
             )
         for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
             value = getattr(self, name)
-            if not 0.0 <= value < 1.0:
-                raise ValueError(f"BertConfig.{name} must be in [0, 1), got {value!r}.")
+            if not _is_number(value) or not 0.0 <= value < 1.0:
+                raise ValueError(f"BertConfig.{name} must be a number in [0, 1), got {value!r}.")
+        if not _is_number(self.initializer_range) or not 0.0 < self.initializer_range < math.inf:
+            raise ValueError("BertConfig.initializer_range must be a positive number, got "
+                             f"{self.initializer_range!r}.")
 
     # === Named sizes ===
 
@@ -166,11 +170,14 @@ class BertConfig:
                 f"needs at least {sorted(set(required))}; see BertConfig for every key."
             )
         eps = values.get("layer_norm_eps", 1e-12)
-        if abs(eps - 1e-12) > 1e-15:
+        if not _is_number(eps) or not abs(eps - 1e-12) <= 1e-15:
             raise ValueError(
                 f"{source} sets layer_norm_eps={eps}; keras_bert implements BERT's 1e-12 only."
             )
-        return cls(**{k: v for k, v in values.items() if k in fields})
+        try:
+            return cls(**{k: v for k, v in values.items() if k in fields})
+        except ValueError as e:
+            raise ValueError(f"{source}: {e}") from None
 
     @classmethod
     def from_json_file(cls, path):
@@ -186,6 +193,11 @@ class BertConfig:
             ) from None
         except json.JSONDecodeError as e:
             raise ValueError(f"BERT config file {path!r} is not valid JSON: {e}.") from None
+        except UnicodeDecodeError as e:
+            raise ValueError(
+                f"BERT config file {path!r} is not UTF-8 text (byte {e.start}); is it a "
+                "bert_config.json?"
+            ) from None
         if not isinstance(values, dict):
             raise ValueError(f"BERT config file {path!r} must hold a JSON object.")
         return cls.from_dict(values, source=f"BERT config file {path!r}")
@@ -199,3 +211,8 @@ class BertConfig:
     def to_json_file(self, path):
         with atomic_open(path, encoding="utf-8") as f:
             f.write(self.to_json_string())
+
+
+def _is_number(value):
+    """An int or float (not a bool, which JSON's true/false become)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -82,10 +82,10 @@ def test_examples_carry_word_spans(tmp_path):
     (lambda d: d["data"][0]["paragraphs"][0]["qas"][0]["answers"][0].update(text="x", answer_start=len(CONTEXT)),
      rf"answer_start {len(CONTEXT)} of question 'q1' does not point at its answer 'x' \(the "
      r"context there reads ''\)"),
-    # A blank answer is refused even where the context has that blank.
+    # A blank answer is refused even where the context has that blank (and says so: the
+    # message used to claim the offset was wrong while quoting the same text).
     (lambda d: d["data"][0]["paragraphs"][0]["qas"][0]["answers"][0].update(text=" ", answer_start=5),
-     r"answer_start 5 of question 'q1' does not point at its answer ' ' \(the context there "
-     r"reads ' '\)"),
+     r"the answer of question 'q1' is blank \(' '\): give the answer's words\.$"),
 ])
 def test_bad_squad_files_name_file_line_and_entry(tmp_path, mutate, message):
     data = squad()
@@ -151,7 +151,7 @@ def test_unreadable_files_say_what_is_wrong(tmp_path):
         read_squad_examples(tmp_path / "nope.json", is_training=False)
     latin1 = tmp_path / "latin1.json"
     latin1.write_bytes('{"data": ["caf\u00e9"]}'.encode("latin-1"))
-    with pytest.raises(SquadFormatError, match=r"latin1.json: not UTF-8 text \(byte 14\); is it a "
+    with pytest.raises(SquadFormatError, match=r"latin1.json:1: not UTF-8 text \(byte 14\); is it a "
                                                r"SQuAD \.json\?$"):
         read_squad_examples(latin1, is_training=False)
 

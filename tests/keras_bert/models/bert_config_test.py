@@ -77,7 +77,7 @@ def test_missing_and_malformed_files_are_clear(tmp_path):
         ({"hidden_size": 10, "num_attention_heads": 3}, "must be a multiple of num_attention_heads"),
         ({"hidden_act": "swish"}, "hidden_act='swish' is not supported"),
         ({"num_hidden_layers": 0}, "num_hidden_layers must be a positive integer"),
-        ({"hidden_dropout_prob": 1.5}, r"hidden_dropout_prob must be in \[0, 1\)"),
+        ({"hidden_dropout_prob": 1.5}, r"hidden_dropout_prob must be a number in \[0, 1\)"),
     ],
 )
 def test_invalid_values_are_rejected_with_the_field_named(overrides, message):
