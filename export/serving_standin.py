@@ -498,10 +498,11 @@ class ServedModel:
 
 
 # Limits of the HTTP side (flags of the same names): the largest request body read, the
-# seconds a connection may sit idle or mid-request, and the connections served at once.
+# seconds a connection may sit idle or mid-request, and the connections served at once (enough
+# for the 100-client load test of docs/reliability.md; each is a mostly idle thread).
 MAX_BODY_BYTES = 64 * 2**20
 REQUEST_TIMEOUT_S = 30.0
-MAX_CONNECTIONS = 64
+MAX_CONNECTIONS = 256
 
 
 def body_length(header, limit):

@@ -23,6 +23,12 @@ const WEB_DIR = path.dirname(fileURLToPath(import.meta.url));
 const APPS_DIR = path.dirname(WEB_DIR);
 export const DEFAULT_PORT = 8765;
 export const HOST = '127.0.0.1';
+// Bounds on what one client can hold (docs/reliability.md): a request's headers must arrive
+// within HEADERS_TIMEOUT_MS and the whole request within REQUEST_TIMEOUT_MS (checked every
+// second), idle keep-alive connections close after 5 s, and at most MAX_CONNECTIONS are open.
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+export const MAX_CONNECTIONS = 512;
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',
@@ -116,7 +122,12 @@ export function resolvePath(urlPath, mounts) {
  */
 export function startServer({ port = DEFAULT_PORT, extraMounts = [], quiet = true } = {}) {
   const mounts = [...extraMounts, ...defaultMounts()];
-  const server = createServer(async (req, res) => {
+  const server = createServer({
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: 1000,
+    keepAliveTimeout: 5000,
+  }, async (req, res) => {
     const method = req.method || 'GET';
     if (method !== 'GET' && method !== 'HEAD') {
       send(res, 405, 'Method not allowed.', { Allow: 'GET, HEAD' }, method);
@@ -158,6 +169,7 @@ export function startServer({ port = DEFAULT_PORT, extraMounts = [], quiet = tru
     if (!quiet) console.log(`200 ${method} ${urlPath}`);
   });
 
+  server.maxConnections = MAX_CONNECTIONS;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, HOST, () => {
