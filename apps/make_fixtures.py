@@ -27,9 +27,14 @@ from apps import qa_gold
 from apps.qa_pipeline import (
     DOC_STRIDE, MAX_ANSWER_LENGTH, MAX_QUERY_LENGTH, MAX_SEQ_LENGTH, N_BEST_SIZE, TfliteQa,
 )
+from keras_bert import integrity
+from keras_bert.atomic_files import atomic_open
 from keras_bert.data.squad_examples import split_on_whitespace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# What apps/models ships besides its card: the model, its vocabulary and the float parent's
+# logits (export's int8 checks); all listed in apps/models/SHA256SUMS.
+SHIPPED_MODEL_FILES = ("squad_minilm_int8.tflite", "vocab.txt", "squad_minilm_int8.parent.npz")
 ARTICLES = ("Rhine", "Chloroplast", "Prime_number", "Scottish_Parliament",
             "French_and_Indian_War", "Force")
 QUESTIONS_PER_PASSAGE = 3
@@ -136,10 +141,9 @@ def _case(qa, case_id, question, context, held_out):
 
 def _write_json(path, value):
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path + ".tmp", "w", encoding="utf-8") as f:
+    with atomic_open(path, encoding="utf-8") as f:
         json.dump(value, f, ensure_ascii=False, separators=(",", ":"))
         f.write("\n")
-    os.replace(path + ".tmp", path)
 
 
 def qa_fixture(qa, passages, articles):
@@ -165,6 +169,11 @@ def main():
     parser.add_argument("--squad", default=os.path.join(ROOT, "..", "shared", "data", "squad",
                                                         "dev-v1.1.json.gz"))
     args = parser.parse_args()
+    # The ship step: the files now in apps/models are the shipped ones; record their digests
+    # (apps/models/SHA256SUMS), which every app checks before it loads the model.
+    models = os.path.join(ROOT, "apps", "models")
+    integrity.write_manifest(models, SHIPPED_MODEL_FILES)
+    print(f"{os.path.join(models, integrity.MANIFEST)}: {', '.join(SHIPPED_MODEL_FILES)}")
     qa = TfliteQa()
     passages, articles = bundled_passages(args.squad)
     _write_json(os.path.join(ROOT, "apps", "web", "data", "passages.json"),

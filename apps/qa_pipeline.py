@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from keras_bert import integrity
 from keras_bert.data import answer_char_span, convert_squad_examples, decode_squad_predictions
 from keras_bert.data.squad_examples import SquadExample, split_on_whitespace
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
@@ -50,6 +51,9 @@ class TfliteQa:
                     f"{path} does not exist. The shipped model and vocabulary are in apps/models/; "
                     "pass the paths of a QA .tflite exported by `python -m export.cli` and its vocab."
                 )
+            # A SHA256SUMS beside it (apps/models/ has one; exports write one) must match:
+            # a flipped bit in a weight would otherwise give wrong answers without an error.
+            integrity.verify_file(path)
         try:
             interpreter = Interpreter(model_path=model_path, num_threads=num_threads)
         except ValueError as error:

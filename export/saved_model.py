@@ -15,6 +15,7 @@ from export.signature_names import EXPORT_INPUTS, exported_outputs, model_inputs
 from export.serving_warmup import write_warmup_requests
 from export.squad_signature import squad_text_function
 from export.token_classifier_signature import add_token_classifier_text_endpoint
+from keras_bert import integrity
 
 # The signature TF Serving uses when a request names none; int32 ids work in any TF Serving build.
 DEFAULT_SIGNATURE = "serving_default"
@@ -138,6 +139,8 @@ def export_saved_model(
         )
         with open(os.path.join(target, "assets.extra", EXPORT_INFO), "w") as f:
             json.dump(info, f, indent=1)
+        # Every file of the version, for the stand-in's check on load (and `sha256sum -c`).
+        integrity.write_manifest(target, sorted(os.listdir(target)))
         os.rename(target, final_dir)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -430,6 +430,16 @@ def load_text_ops():
     return libraries
 
 
+def _integrity():
+    """keras_bert/integrity.py, loaded by its path: importing keras_bert is refused here."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "keras_bert", "integrity.py")
+    spec = importlib.util.spec_from_file_location("_keras_bert_integrity", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 class ServedModel:
     """One model version and the REST routes over it (no HTTP here: see `_Handler`).
 
@@ -443,6 +453,9 @@ class ServedModel:
     def __init__(self, model_base_path, model_name, debug_modules=False):
         self.model_name = model_name
         self.version, self.path = latest_version(model_base_path)
+        # Before anything reads the files: a version with a SHA256SUMS (keras_bert's exports
+        # write one) must match it, so a corrupted weight is an error, not wrong answers.
+        self.files_verified = _integrity().verify_files(self.path)
         self.signature_defs = read_signature_defs(self.path)
         self.debug_modules = debug_modules
         self._model = tf.saved_model.load(self.path, tags=["serve"])
@@ -626,7 +639,8 @@ def main(argv=None):
                            request_timeout=args.request_timeout,
                            max_body_bytes=args.max_body_bytes)
     port = server.server_address[1]
-    print(f"serving_standin: model {model.model_name} version {model.version} at "
+    print(f"serving_standin: model {model.model_name} version {model.version} "
+          f"({model.files_verified} files checked against SHA256SUMS) at "
           f"http://127.0.0.1:{port}/v1/models/{model.model_name}", flush=True)
     try:
         server.serve_forever()

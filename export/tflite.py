@@ -8,6 +8,7 @@ import numpy as np
 import tensorflow as tf
 
 from export.signature_names import EXPORT_INPUTS, exported_inputs, model_inputs
+from keras_bert import integrity
 
 QUANTIZATIONS = ("float32", "float16", "dynamic_int8", "full_int8")
 SIGNATURE = "serving_default"
@@ -162,7 +163,8 @@ def export_tflite(
 
 
 def write_atomically(path, data):
-    """Writes bytes to `path` through a temporary file in the same directory and a rename."""
+    """Writes bytes to `path` through a temporary file in the same directory and a rename, and
+    its SHA-256 to the folder's `SHA256SUMS` (`keras_bert.integrity`)."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
@@ -178,6 +180,8 @@ def write_atomically(path, data):
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
+    # The folder's SHA256SUMS gets this file's digest: loaders that find it verify the bytes.
+    integrity.write_manifest(directory, [os.path.basename(path)])
 
 
 def run_tflite(path, inputs, num_threads=1):

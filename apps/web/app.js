@@ -429,6 +429,8 @@ async function loadModel() {
         onProgress: (p) => {
           if (p.stage === 'download' && p.total) {
             setStatus(`Downloading model… ${Math.round((100 * p.loaded) / p.total)}%`, 'loading');
+          } else if (p.stage === 'verify') {
+            setStatus('Checking the model file…', 'loading');
           } else if (p.stage === 'compile') {
             setStatus('Preparing model…', 'loading');
           }

@@ -3,6 +3,8 @@
 import gzip
 import json
 import os
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -85,3 +87,30 @@ def test_bad_input_says_what_to_do(qa, tmp_path):
     corrupt.write_bytes(b"not a flatbuffer" * 64)
     with pytest.raises(ValueError, match="not a valid .tflite"):
         TfliteQa(model_path=str(corrupt))
+
+
+def test_shipped_manifest_is_what_sha256sum_computes():
+    models = os.path.join(ROOT, "apps", "models")
+    check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=models, capture_output=True,
+                           text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    listed = sorted(line.split(": ")[0] for line in check.stdout.splitlines())
+    assert listed == sorted(f for f in os.listdir(models)
+                            if f not in ("SHA256SUMS", "MODEL_CARD.md"))
+
+
+def test_a_flipped_weight_byte_is_refused_before_it_answers(tmp_path):
+    models = os.path.join(ROOT, "apps", "models")
+    for name in ("squad_minilm_int8.tflite", "vocab.txt", "SHA256SUMS"):
+        shutil.copy(os.path.join(models, name), tmp_path / name)
+    model = tmp_path / "squad_minilm_int8.tflite"
+    data = bytearray(model.read_bytes())
+    data[len(data) // 2] ^= 0x01  # a weight byte: LiteRT itself loads and runs this file
+    model.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"squad_minilm_int8\.tflite is corrupted") as error:
+        TfliteQa(model_path=str(model), vocab_path=str(tmp_path / "vocab.txt"))
+    assert "\n" not in str(error.value)
+    os.remove(tmp_path / "SHA256SUMS")  # without the manifest the same file loads and answers
+    answer = TfliteQa(model_path=str(model), vocab_path=str(tmp_path / "vocab.txt")).answer(
+        "Who wrote it?", "The book was written by Jane Austen in 1815.")
+    assert answer

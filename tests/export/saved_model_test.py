@@ -65,6 +65,14 @@ class ClassifierExportTest(TestCase):
         self.assertEqual(info["signatures"], ["serving_default", "serve_text"])
         with self.assertRaisesRegex(FileExistsError, "immutable"):
             self.export(version=2)
+        # Every file of the version is in its SHA256SUMS, and coreutils agrees with each digest.
+        check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=first,
+                               capture_output=True, text=True)
+        self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        files = sorted(os.path.relpath(os.path.join(root, f), first)
+                       for root, _, names in os.walk(first) for f in names)
+        self.assertEqual(sorted(line.split(": ")[0] for line in check.stdout.splitlines()),
+                         [f for f in files if f != "SHA256SUMS"])
 
     def test_each_weight_is_stored_once(self):
         # keras-team/keras#23553: a plain ExportArchive stores every weight twice.

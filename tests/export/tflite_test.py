@@ -1,6 +1,7 @@
 """TFLite export: builtin ops only, the ids/mask/segment_ids contract, parity per quantization."""
 
 import os
+import subprocess
 import tempfile
 from unittest import mock
 
@@ -57,6 +58,11 @@ class TfliteTest(TestCase):
         actual = run_tflite(path, inputs)
         self.assertAllClose(actual["start_logits"], expected["start_logits"], atol=1e-5)
         self.assertAllClose(actual["end_logits"], expected["end_logits"], atol=1e-5)
+        # Its digest is in the folder's SHA256SUMS, as coreutils computes it.
+        check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=self.dir,
+                               capture_output=True, text=True)
+        self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        self.assertEqual(check.stdout, "qa.tflite: OK\n")
 
     def test_quantized_variants_stay_close_and_shrink(self):
         classifier = BertClassifier(BertEncoder(**dict(TINY, hidden_size=64, intermediate_size=256)), 3)

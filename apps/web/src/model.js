@@ -88,6 +88,51 @@ export function initRuntime(wasmPath = DEFAULT_WASM_PATH) {
   return runtimePromise;
 }
 
+/** Hex SHA-256 of bytes, with the Web Crypto API (browsers on localhost/https, and Node). */
+export async function sha256Hex(bytes) {
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** `sha256sum` output (`<hex>  <name>` or `<hex> *<name>` per line) as a Map name -> hex. */
+export function parseManifest(text) {
+  const entries = new Map();
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-fA-F]{64}) [ *](.+)$/.exec(line.replace(/\r$/, ''));
+    if (m) entries.set(m[2], m[1].toLowerCase());
+  }
+  return entries;
+}
+
+/**
+ * Checks model bytes against the SHA256SUMS beside the model (apps/models/ ships one), so a
+ * corrupted download or a flipped bit in a weight is an error instead of wrong answers. A
+ * folder without a manifest, or a manifest that does not list the file, is not checked.
+ * @returns {Promise<boolean>} whether the bytes were checked.
+ */
+export async function verifyModelBytes(bytes, url, fetchImpl = globalThis.fetch) {
+  const base = new URL(url, globalThis.location?.href ?? 'http://127.0.0.1/');
+  const name = decodeURIComponent(base.pathname.split('/').pop());
+  let resp;
+  try {
+    resp = await fetchImpl(new URL('SHA256SUMS', base).href);
+  } catch {
+    return false;
+  }
+  if (!resp.ok) return false;
+  const expected = parseManifest(await resp.text()).get(name);
+  if (!expected) return false;
+  const got = await sha256Hex(bytes);
+  if (got !== expected) {
+    throw new ModelError(
+      'corrupt',
+      `The model file ${url} is corrupted: its SHA-256 is ${got.slice(0, 16)}..., the ` +
+        `SHA256SUMS beside it says ${expected.slice(0, 16)}... Download or copy it again.`,
+    );
+  }
+  return true;
+}
+
 /** Fetch the model bytes with clear errors for a missing or non-TFLite file. */
 async function fetchModelBytes(url, onProgress) {
   let resp;
@@ -142,6 +187,8 @@ export class QaModel {
   static async load({ modelUrl = DEFAULT_MODEL_URL, wasmPath = DEFAULT_WASM_PATH, threads = 'auto', onProgress } = {}) {
     const info = await initRuntime(wasmPath);
     const bytes = await fetchModelBytes(modelUrl, onProgress);
+    onProgress?.({ stage: 'verify' });
+    await verifyModelBytes(bytes, modelUrl);
     const m = new QaModel(modelUrl, bytes, info);
     onProgress?.({ stage: 'compile' });
     await m.setThreads(threads === 'auto'

@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.kerasbert.qa.AnswerDecoder;
 import org.kerasbert.qa.BertTokenizer;
 import org.kerasbert.qa.FeatureBuilder;
 import org.kerasbert.qa.Features;
+import org.kerasbert.qa.ModelIntegrity;
 import org.kerasbert.qa.Window;
 import org.tensorflow.lite.Interpreter;
 
@@ -37,6 +39,7 @@ import org.tensorflow.lite.Interpreter;
  */
 public final class QaClient implements AutoCloseable {
     public static final String MODEL_ASSET = "squad_minilm_int8.tflite";
+    public static final String MANIFEST_ASSET = "SHA256SUMS";
     public static final String VOCAB_ASSET = "vocab.txt";
     static final String[] INPUTS = {"ids", "mask", "segment_ids"};
     static final String[] OUTPUTS = {"start_logits", "end_logits"};
@@ -83,9 +86,12 @@ public final class QaClient implements AutoCloseable {
      */
     public static QaClient create(Context context, int numThreads) throws ModelLoadException {
         AssetManager assets = context.getAssets();
+        String manifest = readManifest(assets);
         BertTokenizer tokenizer;
         try (InputStream vocab = assets.open(VOCAB_ASSET)) {
-            tokenizer = BertTokenizer.fromVocabStream(vocab);
+            byte[] vocabBytes = readAll(vocab);
+            verify(VOCAB_ASSET, ByteBuffer.wrap(vocabBytes), manifest);
+            tokenizer = BertTokenizer.fromVocabText(new String(vocabBytes, StandardCharsets.UTF_8));
         } catch (FileNotFoundException e) {
             throw new ModelLoadException("The vocabulary " + VOCAB_ASSET
                     + " is missing from the app's assets (the build copies it from apps/models).", e);
@@ -108,6 +114,7 @@ public final class QaClient implements AutoCloseable {
             throw new ModelLoadException("The model " + MODEL_ASSET + " is empty or truncated ("
                     + model.capacity() + " bytes).", null);
         }
+        verify(MODEL_ASSET, model, manifest);
 
         Interpreter interpreter;
         try {
@@ -146,6 +153,37 @@ public final class QaClient implements AutoCloseable {
                 + "(signatures: " + Arrays.toString(interpreter.getSignatureKeys()) + ").", null);
     }
 
+    /** The SHA256SUMS asset the build copies from apps/models; null when the APK has none. */
+    private static String readManifest(AssetManager assets) {
+        try (InputStream in = assets.open(MANIFEST_ASSET)) {
+            return new String(readAll(in), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** A corrupted asset is refused here rather than answering wrongly (ModelIntegrity). */
+    private static void verify(String name, ByteBuffer bytes, String manifest) throws ModelLoadException {
+        if (manifest == null) {
+            return;
+        }
+        try {
+            ModelIntegrity.verify(name, bytes, manifest);
+        } catch (IllegalStateException e) {
+            throw new ModelLoadException(e.getMessage(), e);
+        }
+    }
+
+    private static byte[] readAll(InputStream in) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 20);
+        byte[] buffer = new byte[1 << 16];
+        int n;
+        while ((n = in.read(buffer)) > 0) {
+            bytes.write(buffer, 0, n);
+        }
+        return bytes.toByteArray();
+    }
+
     /** Memory-maps the (uncompressed) asset; falls back to reading it into a direct buffer. */
     private static ByteBuffer loadModel(AssetManager assets) throws IOException {
         try (AssetFileDescriptor fd = assets.openFd(MODEL_ASSET);
@@ -155,13 +193,7 @@ public final class QaClient implements AutoCloseable {
         } catch (FileNotFoundException e) {
             // openFd also fails for a compressed asset: read it through a stream then.
             try (InputStream in = assets.open(MODEL_ASSET)) {
-                ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 20);
-                byte[] buffer = new byte[1 << 16];
-                int n;
-                while ((n = in.read(buffer)) > 0) {
-                    bytes.write(buffer, 0, n);
-                }
-                byte[] data = bytes.toByteArray();
+                byte[] data = readAll(in);
                 ByteBuffer direct = ByteBuffer.allocateDirect(data.length).order(ByteOrder.nativeOrder());
                 direct.put(data).rewind();
                 return direct;
