@@ -79,7 +79,7 @@ test: $(VENV)/.installed-test test-apps test-core
 # Hypothesis budget (the `reliability` profile in tests/conftest.py); `make test` runs the same
 # properties on a smaller fixed budget. CI runs both (.ci/run). docs/reliability.md has the counts.
 test-reliability: $(VENV)/.installed-test
-	$(PY) -m pytest tests -m reliability --run_large -q --hypothesis-profile=reliability --hypothesis-show-statistics
+	KERAS_BERT_FAULTS=3 $(PY) -m pytest tests -m reliability --run_large -q --hypothesis-profile=reliability --hypothesis-show-statistics -s
 
 # The core (backend-portable) tests without TensorFlow installed, on JAX and on PyTorch.
 test-core: $(CORE_VENV)/.installed

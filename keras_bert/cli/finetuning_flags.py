@@ -184,10 +184,24 @@ def pad_to_multiple_of(jit_compile):
     return 16 if jit_compile else 1
 
 
+def training_checkpoint():
+    """The latest training checkpoint in --output_dir/checkpoints, or None. (The folder alone
+    is not one: a first save that failed, for a full disk or a kill, leaves it behind.)"""
+    import tensorflow as tf
+
+    return tf.train.latest_checkpoint(os.path.join(FLAGS.output_dir, "checkpoints"))
+
+
 def warm_start(model, require_head):
-    """Loads --init_checkpoint into `model`. `require_head`: the task head must be in it (eval-only)."""
+    """Loads --init_checkpoint into `model`, unless a --do_train run resumes from its own
+    checkpoint (which holds every weight). `require_head`: the task head must be in it."""
     from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
 
+    # extract_features shares this but has no training (and no --do_train).
+    resume_from = "do_train" in FLAGS and FLAGS.do_train and training_checkpoint()
+    if resume_from:
+        print(f"Resuming from {resume_from} (--init_checkpoint is not read).")
+        return
     if not FLAGS.init_checkpoint:
         if require_head:
             raise app.UsageError(

@@ -99,9 +99,7 @@ def main(argv):
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     with strategy.scope():
         model = BertClassifier(BertEncoder.from_bert_config(config), num_classes=len(task.labels))
-    resuming = os.path.isdir(os.path.join(FLAGS.output_dir, "checkpoints"))
-    if not resuming:
-        finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
+    finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
     dev_inputs, dev_labels = _encode(dev, task, preprocessor)
 
     def scores(logits):

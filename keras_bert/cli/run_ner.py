@@ -79,8 +79,7 @@ def main(argv):
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     with strategy.scope():
         model = BertTokenClassifier(BertEncoder.from_bert_config(config), num_classes=len(labels))
-    if not os.path.isdir(os.path.join(FLAGS.output_dir, "checkpoints")):
-        finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
+    finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
 
     def score(split, m, write=False):
         f = features[split]

@@ -137,9 +137,7 @@ def main(argv):
 
     with strategy.scope():
         model = BertQuestionAnswerer(BertEncoder.from_bert_config(config))
-    resuming = os.path.isdir(os.path.join(FLAGS.output_dir, "checkpoints"))
-    if not resuming:
-        finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
+    finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
 
     if FLAGS.do_train:
         if FLAGS.max_train_examples and FLAGS.max_train_examples < len(train_examples):

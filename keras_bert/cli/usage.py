@@ -5,24 +5,58 @@ module before the one line that says what is wrong; a user reads the last line o
 Here the error is the output: `<program>: <message>` and where the help is, on stderr, with
 absl's exit status (1 unless the error sets another). `--help` and flag-parsing errors are
 absl's own, unchanged.
+
+A full disk (or a file-size limit) is the other error a user can fix and should not read a
+traceback for: Python's `OSError` (ENOSPC, EFBIG, EDQUOT) and TensorFlow's errors saying the
+same ("No space left on device", "File too large") become one line too, exit status 1.
 """
 
+import errno
 import os
+import re
 import sys
 
 from absl import app
 
 
+_DISK_FULL_ERRNOS = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
+_DISK_FULL_TEXT = ("No space left on device", "File too large", "Disk quota exceeded")
+
+
 def run(main):
-    """Runs `main(argv)` under `app.run`; an `app.UsageError` from it is one line on stderr."""
+    """Runs `main(argv)` under `app.run`; an `app.UsageError` or a full disk is one line."""
 
     def one_line_errors(argv):
+        program = os.path.basename(sys.argv[0])
         try:
             return main(argv)
         except app.UsageError as error:
-            program = os.path.basename(sys.argv[0])
             sys.stderr.write(f"{program}: {error}\n(--help lists the flags.)\n")
             sys.stderr.flush()
             sys.exit(error.exitcode)
+        except Exception as error:  # noqa: BLE001 - re-raised unless the disk is full
+            if not is_disk_full(error):
+                raise
+            sys.stderr.write(f"{program}: {disk_full_message(error)}\n")
+            sys.stderr.flush()
+            sys.exit(1)
 
     app.run(one_line_errors)
+
+
+def is_disk_full(error):
+    """Whether `error` says a write failed for lack of space or a file-size limit."""
+    if isinstance(error, OSError) and error.errno in _DISK_FULL_ERRNOS:
+        return True
+    return any(text in str(error) for text in _DISK_FULL_TEXT)
+
+
+def disk_full_message(error):
+    """One line: what failed, where, and what to do."""
+    if isinstance(error, OSError) and error.errno in _DISK_FULL_ERRNOS:
+        what = f"{error.strerror}" + (f" writing {error.filename}" if error.filename else "")
+    else:  # TensorFlow's "{{function_node ...}} <path>; File too large [Op:SaveV2]"
+        what = re.sub(r"\{\{.*?\}\}\s*|\s*\[Op:\w+\]", "", str(error)).strip().splitlines()[0]
+    return (f"the disk is full (or a file-size limit was reached): {what}. Free space and run "
+            "the same command again: outputs are written whole or not at all, and training "
+            "resumes from its last checkpoint.")

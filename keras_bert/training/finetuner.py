@@ -12,6 +12,7 @@ import tensorflow as tf
 from keras_bert.api_export import keras_bert_export
 from keras_bert.atomic_files import atomic_open
 from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
+from keras_bert.training.random_states import random_states
 
 BEST_DIR = "best"
 BEST_CHECKPOINT = "bert_model.ckpt"
@@ -66,7 +67,9 @@ class Finetuner:
         self.monitor = monitor
         self.eval_every_steps = eval_every_steps
         self.is_chief = is_chief
-        self.checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer)
+        # Dropout's random state too, so a resumed run draws the masks an uninterrupted one does.
+        self.checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer,
+                                              random_states=random_states(model))
         self.manager = tf.train.CheckpointManager(
             self.checkpoint, os.path.join(output_dir, "checkpoints"), max_to_keep=2
         )
@@ -100,7 +103,13 @@ class Finetuner:
             # was built in (the CLIs' one_device / mirrored / tpu), which is not in scope here.
             with self.model.distribute_strategy.scope():
                 self.model.optimizer.build(self.model.trainable_variables)
-        self.checkpoint.restore(latest).assert_existing_objects_matched()
+        if any(name.startswith("random_states/") for name, _ in tf.train.list_variables(latest)):
+            self.checkpoint.restore(latest).assert_existing_objects_matched()
+        else:  # written before the random state was saved: weights and optimizer only
+            tf.train.Checkpoint(model=self.model, optimizer=self.model.optimizer).restore(
+                latest).assert_existing_objects_matched()
+            print(f"{latest} has no dropout random state (an older checkpoint): the run resumes, "
+                  "with other dropout masks than an uninterrupted run would draw.")
         return self.step
 
     def fit(self, dataset, verbose="auto", callbacks=()):
@@ -111,6 +120,7 @@ class Finetuner:
         Returns the final metrics of `evaluate_fn` (or the last training logs without one).
         """
         start_step = self.restore()
+        self._forget_evaluations_after(start_step)
         if start_step >= self.num_train_steps:
             print(f"Training already done ({start_step} steps in {self.output_dir}).")
             return self.best_metrics() or {}
@@ -131,6 +141,18 @@ class Finetuner:
             self._save_best({"step": self.step, **callback.last_logs})
             return callback.last_logs
         return callback.last_metrics
+
+    def _forget_evaluations_after(self, step):
+        """Drops eval_history lines past `step`: a run stopped after an evaluation but before
+        its checkpoint repeats that stretch, and its evaluations would be listed twice."""
+        if not self.is_chief or not os.path.exists(self.history_path):
+            return
+        with open(self.history_path) as f:
+            lines = [line for line in f if line.strip()]
+        kept = [line for line in lines if json.loads(line)["step"] <= step]
+        if len(kept) < len(lines):
+            with atomic_open(self.history_path) as f:
+                f.writelines(kept)
 
     def _evaluate(self, logs):
         start = time.time()

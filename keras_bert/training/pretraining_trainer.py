@@ -14,6 +14,7 @@ from keras_bert.training.distribute import per_replica_batch_size
 from keras_bert.training.pretraining_loss import PretrainingSums
 from keras_bert.training.pretraining_loss import pretraining_metrics
 from keras_bert.training.pretraining_loss import pretraining_sums
+from keras_bert.training.random_states import random_states
 
 
 _TOKENS = PretrainingSums._fields.index("tokens")
@@ -126,10 +127,6 @@ class PretrainingTrainer:
             )
             # The optimizer is built here so its slots exist before a checkpoint is restored.
             optimizer.build(model.trainable_variables)
-        # Dropout's random state is not among the layers' tracked weights; without it a resumed
-        # run would draw other dropout masks than an uninterrupted one.
-        weights = {w.path for w in model.weights}
-        random_states = [v.value for v in model.variables if v.path not in weights]
         budget_items = {}
         if budget is not None:
             with strategy.scope():
@@ -142,7 +139,7 @@ class PretrainingTrainer:
         self.checkpoint = tf.train.Checkpoint(
             global_step=self.global_step,
             optimizer=optimizer,
-            random_states=random_states,
+            random_states=random_states(model),
             **budget_items,
             **model.checkpoint_items,
         )
