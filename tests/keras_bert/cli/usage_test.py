@@ -17,10 +17,22 @@ PROGRAM = textwrap.dedent('''
     from keras_bert.cli import usage
 
     flags.DEFINE_string("name", None, "A flag whose help absl would print too.")
+    flags.DEFINE_string("out", None, "A file to write.")
 
 
     def main(argv):
         del argv
+        if flags.FLAGS.name == "full":  # a real write past a file-size limit: EFBIG
+            import resource, signal
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+            with open(flags.FLAGS.out, "wb") as f:
+                f.write(b"x" * 5000)
+        if flags.FLAGS.name == "tf":  # how TensorFlow reports a full disk
+            raise RuntimeError("{{function_node __wrapped__SaveV2}} /d/ckpt-8_temp/part-0; No "
+                               "space left on device [Op:SaveV2]")
+        if flags.FLAGS.name == "other":
+            raise RuntimeError("not a disk problem")
         if flags.FLAGS.name == "status":
             raise app.UsageError("--name=status: exits with 3.", exitcode=3)
         if flags.FLAGS.name:
@@ -73,3 +85,21 @@ def test_a_real_cli_answers_bad_input_in_one_line(tmp_path):
     assert last[-2] == f"learn_vocabulary.py: --input_file {tmp_path / 'empty.txt'}: no text found."
     assert "flags:" not in done.stderr and "Learns a WordPiece" not in done.stderr
     assert not (tmp_path / "vocab.txt").exists()
+
+
+def test_a_full_disk_is_one_line_and_other_errors_keep_their_traceback(tmp_path):
+    done = run_program(tmp_path, "--name=full", f"--out={tmp_path / 'big.bin'}")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1:] == [
+        f"tool.py: the disk is full (or a file-size limit was reached): File too large writing "
+        f"{tmp_path / 'big.bin'}. Free space and run the same command again: outputs are written "
+        "whole or not at all, and training resumes from its last checkpoint."]
+    done = run_program(tmp_path, "--name=tf")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1:] == [
+        "tool.py: the disk is full (or a file-size limit was reached): /d/ckpt-8_temp/part-0; No "
+        "space left on device. Free space and run the same command again: outputs are written "
+        "whole or not at all, and training resumes from its last checkpoint."]
+    done = run_program(tmp_path, "--name=other")
+    assert done.returncode == 1 and "Traceback" in done.stderr
+    assert done.stderr.splitlines()[-1] == "RuntimeError: not a disk problem"
