@@ -91,9 +91,9 @@ def test_a_full_disk_is_one_line_and_other_errors_keep_their_traceback(tmp_path)
     done = run_program(tmp_path, "--name=full", f"--out={tmp_path / 'big.bin'}")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.splitlines()[-1:] == [
-        f"tool.py: the disk is full (or a file-size limit was reached): File too large writing "
-        f"{tmp_path / 'big.bin'}. Free space and run the same command again: outputs are written "
-        "whole or not at all, and training resumes from its last checkpoint."]
+        "tool.py: the disk is full (or a file-size limit was reached): File too large. Free space "
+        "and run the same command again: outputs are written whole or not at all, and training "
+        "resumes from its last checkpoint."]
     done = run_program(tmp_path, "--name=tf")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.splitlines()[-1:] == [
