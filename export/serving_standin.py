@@ -534,6 +534,13 @@ def body_length(header, limit):
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     server_version = "serving_standin"
+    # Keep-alive, as TF Serving: every answer has a Content-Length. (HTTP/1.0 closed each
+    # connection, and 100 clients reconnecting overflowed the listen queue: resets.)
+    protocol_version = "HTTP/1.1"
+    # One write per answer (headers and body buffered, flushed once) with Nagle off, so a
+    # kept-alive connection does not wait for the client's delayed ACK between the two.
+    wbufsize = 1 << 16
+    disable_nagle_algorithm = True
 
     def setup(self):
         self.timeout = self.server.request_timeout  # socket timeout: slow clients are dropped
@@ -568,6 +575,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(data)
 
@@ -581,6 +590,7 @@ class BoundedServer(http.server.ThreadingHTTPServer):
     `request_timeout` seconds without progress."""
 
     daemon_threads = True
+    request_queue_size = 128  # the listen backlog (socketserver's default is 5)
 
     def __init__(self, address, handler, model, max_connections=MAX_CONNECTIONS,
                  request_timeout=REQUEST_TIMEOUT_S, max_body_bytes=MAX_BODY_BYTES):

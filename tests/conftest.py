@@ -9,12 +9,14 @@ import pytest
 from hypothesis import settings
 
 # Property-based tests (tests/reliability): a fixed, repeatable budget in `make test`; the
-# `reliability` profile (make test-reliability, run by CI) tries random inputs, 2,000 per property.
+# `reliability` profile (make test-reliability, run by CI) tries random inputs, 1,000 per property
+# (KERAS_BERT_FUZZ_EXAMPLES sets another count).
 # No example database: runs leave the checkout untouched, and a failure prints its reproducer.
 settings.register_profile("fixed_budget", max_examples=60, deadline=None, derandomize=True,
                           database=None, print_blob=True)
-settings.register_profile("reliability", max_examples=2000, deadline=None, database=None,
-                          print_blob=True)
+settings.register_profile("reliability",
+                          max_examples=int(os.environ.get("KERAS_BERT_FUZZ_EXAMPLES", "1000")),
+                          deadline=None, database=None, print_blob=True)
 settings.load_profile("fixed_budget")
 
 # The core environment (make test-core): Keras with JAX or PyTorch and no TensorFlow. There only
@@ -41,6 +43,11 @@ def pytest_configure(config):
         "markers",
         "reliability: fuzzing and fault injection; make test-reliability runs them with the "
         "larger Hypothesis budget.",
+    )
+    config.addinivalue_line(
+        "markers",
+        "fault_injection: kills and full disks during real runs; only make test-reliability "
+        "runs them (make test deselects them).",
     )
 
 

@@ -56,6 +56,8 @@ def define_flags(flag_values=flags.FLAGS):
                         "under it).", flag_values=flag_values)
     flags.DEFINE_string("model_name", "model", "standin: the model name in the URLs.",
                         flag_values=flag_values)
+    flags.DEFINE_integer("sequence_length", 384, "standin: the length of open input dimensions "
+                         "(the app's 384-token window).", flag_values=flag_values)
     flags.DEFINE_integer("clients", 100, "Concurrent clients.", flag_values=flag_values)
     flags.DEFINE_float("seconds", 60.0, "How long the load lasts.", flag_values=flag_values)
     flags.DEFINE_bool("abuse", True, "Also run the abuse cases.", flag_values=flag_values)
@@ -133,8 +135,9 @@ def start_standin(model_base_path, model_name, *extra_args):
 
 # === Load ===
 
-def predict_body(host, port, model_name):
-    """A `:predict` body for the model's serving signature: one row of zeros per input."""
+def predict_body(host, port, model_name, sequence_length=384):
+    """A `:predict` body for the model's serving signature: one row per input, of ones, with
+    `sequence_length` for every dimension the signature leaves open (-1) after the batch."""
     connection = http.client.HTTPConnection(host, port, timeout=60)
     connection.request("GET", f"/v1/models/{model_name}/metadata")
     metadata = json.loads(connection.getresponse().read())
@@ -143,9 +146,9 @@ def predict_body(host, port, model_name):
     row = {}
     for name, spec in signature["inputs"].items():
         dims = [int(d["size"]) for d in spec["tensor_shape"].get("dim", [])][1:]
-        value = 0 if spec["dtype"] != "DT_STRING" else ""
+        value = 1 if spec["dtype"] != "DT_STRING" else "text"
         for size in reversed(dims):
-            value = [value] * max(size, 1)
+            value = [value] * (sequence_length if size < 0 else size)
         row[name] = value
     return json.dumps({"instances": [row]}).encode("utf-8")
 
@@ -396,7 +399,8 @@ def main(argv):
             requests = [("GET", path, None) for path in WEB_PATHS]
         else:
             requests = [("POST", f"/v1/models/{FLAGS.model_name}:predict",
-                         predict_body(server.host, server.port, FLAGS.model_name))]
+                         predict_body(server.host, server.port, FLAGS.model_name,
+                                      FLAGS.sequence_length))]
         print(f"{FLAGS.server}: {FLAGS.clients} clients for {FLAGS.seconds} s at {server.url}",
               flush=True)
         report = {"server": FLAGS.server, "date": time.strftime("%Y-%m-%d"),

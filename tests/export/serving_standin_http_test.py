@@ -44,8 +44,10 @@ def exchange(port, data, timeout=10.0):
     return int(head.split()[1]), json.loads(body)
 
 
-def post(length_header, body=b""):
+def post(length_header, body=b"", keep_alive=False):
     header = b"" if length_header is None else b"Content-Length: " + length_header + b"\r\n"
+    if not keep_alive:
+        header += b"Connection: close\r\n"  # a one-shot HTTP/1.1 client
     return b"POST /v1/models/m:predict HTTP/1.1\r\nHost: x\r\n" + header + b"\r\n" + body
 
 
@@ -99,3 +101,19 @@ def test_connections_over_the_bound_get_503_and_service_resumes():
             s.close()
         time.sleep(0.2)
         assert exchange(port, b"GET /b HTTP/1.0\r\n\r\n") == (200, {"path": "/b"})
+
+
+def test_http11_connections_are_kept_alive_and_bad_bodies_close_them():
+    with serving(max_body_bytes=1024) as port:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            for _ in range(3):  # three requests on one connection, each answer whole
+                s.sendall(post(b"5", b"hello", keep_alive=True))
+                reply = b""
+                while not reply.endswith(b'{"bytes": 5}'):
+                    reply += s.recv(65536)
+                assert reply.startswith(b"HTTP/1.1 200") and b"Connection: close" not in reply
+            s.sendall(post(b"abc", keep_alive=True))  # its body cannot be told from a request
+            reply = b""
+            while chunk := s.recv(65536):
+                reply += chunk
+            assert reply.startswith(b"HTTP/1.1 400") and b"Connection: close" in reply

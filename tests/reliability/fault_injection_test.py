@@ -5,7 +5,7 @@ uninterrupted run produces (the oracle: that run, in its own folder).
 
 Kill moments are drawn uniformly over the uninterrupted run's own duration (seeded; the seed
 and moments are printed). `KERAS_BERT_FAULTS` sets the kills per stage (1 unless set; `make
-test-reliability` uses 3). A full disk is `RLIMIT_FSIZE` in the child with SIGXFSZ ignored, so a
+test-reliability` uses 2). A full disk is `RLIMIT_FSIZE` in the child with SIGXFSZ ignored, so a
 write fails with EFBIG as it would with ENOSPC; the command must then say so in one line.
 """
 
@@ -31,7 +31,7 @@ from tests.data_paths import shared_data_dir
 from tests.keras_bert.training import train_worker
 from tests.keras_bert.training.distributed_training_test import write_records
 
-pytestmark = [pytest.mark.reliability, pytest.mark.large]
+pytestmark = [pytest.mark.reliability, pytest.mark.fault_injection, pytest.mark.large]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KILLS = int(os.environ.get("KERAS_BERT_FAULTS", "1"))
 ENV = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")

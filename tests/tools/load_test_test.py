@@ -39,7 +39,7 @@ def test_standin_under_load_and_abuse():
     _, _, _, version_dir = _shared_tiny_qa()
     with load_test.start_standin(os.path.dirname(version_dir), "tiny_qa",
                                  "--request_timeout=2") as server:
-        body = load_test.predict_body(server.host, server.port, "tiny_qa")
+        body = load_test.predict_body(server.host, server.port, "tiny_qa", sequence_length=7)
         requests = [("POST", "/v1/models/tiny_qa:predict", body)]
         report = load_test.load(server.host, server.port, requests, clients=8, seconds=2)
         rows = load_test.run_abuse(server, "standin", "tiny_qa", stall_limit_s=5.0)
