@@ -67,6 +67,9 @@ def serve(port):
     server = subprocess.Popen([node, os.path.join(WEB, "server.mjs"), f"--port={port}",
                                "--exit_with_stdin"], stdin=subprocess.PIPE)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # Ctrl+C stops the demo even when it was started with SIGINT ignored (a shell's background
+    # job inherits that, and Python then installs no KeyboardInterrupt handler).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         status = server.wait()
         if status:

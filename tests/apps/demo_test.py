@@ -39,8 +39,11 @@ def _wait(condition, seconds):
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
 def test_stopping_the_demo_stops_its_server_and_frees_the_port(stop):
     port = _free_port()
+    # Started with SIGINT ignored, as a background job of a shell starts it: Ctrl+C must still
+    # stop it (Python installs no KeyboardInterrupt handler then, unless the demo does).
     demo = subprocess.Popen([sys.executable, "-m", "apps.demo", f"--port={port}"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     try:
         assert "keras_bert QA demo: http://127.0.0.1:" in demo.stdout.readline()
         assert _wait(lambda: _accepts(port), 30), "the server never listened"
