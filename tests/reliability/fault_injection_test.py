@@ -5,7 +5,7 @@ uninterrupted run produces (the oracle: that run, in its own folder).
 
 Kill moments are drawn uniformly over the uninterrupted run's own duration (seeded; the seed
 and moments are printed). `KERAS_BERT_FAULTS` sets the kills per stage (1 unless set; `make
-test-reliability` uses 2). A full disk is `RLIMIT_FSIZE` in the child with SIGXFSZ ignored, so a
+test-reliability` uses 1). A full disk is `RLIMIT_FSIZE` in the child with SIGXFSZ ignored, so a
 write fails with EFBIG as it would with ENOSPC; the command must then say so in one line.
 """
 
