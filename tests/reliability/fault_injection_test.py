@@ -44,17 +44,17 @@ def _disk_limit(limit_bytes):
     return limit
 
 
-def run(args, cwd=ROOT, disk_limit=None):
+def run(args, cwd=ROOT, disk_limit=None, env=ENV):
     """Runs to the end; returns (returncode, seconds, stdout, stderr)."""
     began = time.monotonic()
-    done = subprocess.run(args, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=900,
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=900,
                           preexec_fn=_disk_limit(disk_limit) if disk_limit else None)
     return done.returncode, time.monotonic() - began, done.stdout, done.stderr
 
 
-def kill_after(args, seconds, cwd=ROOT):
+def kill_after(args, seconds, cwd=ROOT, env=ENV):
     """Starts `args` and SIGKILLs it after `seconds`; returns whether it was still running."""
-    process = subprocess.Popen(args, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL,
+    process = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     try:
         process.wait(timeout=seconds)
@@ -65,7 +65,7 @@ def kill_after(args, seconds, cwd=ROOT):
         return True
 
 
-def inject(args, straight_seconds, check_after_fault, seed, cwd=ROOT, disk_limit=None):
+def inject(args, straight_seconds, check_after_fault, seed, cwd=ROOT, disk_limit=None, env=ENV):
     """KILLS random SIGKILLs (and a full disk if `disk_limit`), `check_after_fault()` after each,
     then the run to its end. Returns the kill moments."""
     rng = random.Random(seed)
@@ -73,18 +73,18 @@ def inject(args, straight_seconds, check_after_fault, seed, cwd=ROOT, disk_limit
     moments = sorted(round(rng.uniform(0.4, 1.0) * straight_seconds, 2) for _ in range(KILLS))
     print(f"seed {seed}: SIGKILL after {moments} s (uninterrupted: {straight_seconds:.1f} s)")
     for moment in moments:
-        kill_after(args, moment, cwd)
+        kill_after(args, moment, cwd, env)
         check_after_fault()
     if disk_limit:
         # The limit is below the size of a file the run writes, so the run must hit it.
-        code, _, _, stderr = run(args, cwd, disk_limit=disk_limit)
+        code, _, _, stderr = run(args, cwd, disk_limit=disk_limit, env=env)
         assert code == 1, stderr[-3000:]
         last = stderr.strip().splitlines()[-1]
         assert "the disk is full (or a file-size limit was reached)" in last, stderr[-3000:]
         assert "Traceback" not in stderr, stderr[-3000:]
         print(f"disk limit {disk_limit:,} bytes: {last[:160]}")
         check_after_fault()
-    code, _, stdout, stderr = run(args, cwd)
+    code, _, stdout, stderr = run(args, cwd, env=env)
     assert code == 0, stdout[-2000:] + stderr[-3000:]
     return moments
 
@@ -255,11 +255,9 @@ def test_fixture_generation_killed_leaves_the_old_or_the_new_files(tmp_path):
     older = [p.read_bytes() for p in outputs]
     args = [sys.executable, "-m", "apps.make_fixtures",
             f"--squad={shared_data_dir() / 'squad' / 'dev-v1.1.json.gz'}"]
-    env_path = dict(ENV, PYTHONPATH=str(copy))
-    began = time.monotonic()
-    done = subprocess.run(args, cwd=copy, env=env_path, capture_output=True, text=True, timeout=900)
-    seconds = time.monotonic() - began
-    assert done.returncode == 0, done.stderr[-3000:]
+    env = dict(ENV, PYTHONPATH=str(copy))
+    code, seconds, _, stderr = run(args, copy, env=env)
+    assert code == 0, stderr[-3000:]
     assert [p.read_bytes() for p in outputs] == committed
 
     def check():
@@ -269,18 +267,5 @@ def test_fixture_generation_killed_leaves_the_old_or_the_new_files(tmp_path):
 
     for path, old in zip(outputs[:3], older):
         path.write_bytes(old)
-    rng = random.Random(14)
-    moments = sorted(round(rng.uniform(0.4, 1.0) * seconds, 2) for _ in range(KILLS))
-    print(f"seed 14: SIGKILL after {moments} s (uninterrupted: {seconds:.1f} s)")
-    for moment in moments:
-        process = subprocess.Popen(args, cwd=copy, env=env_path, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
-        try:
-            process.wait(timeout=moment)
-        except subprocess.TimeoutExpired:
-            process.send_signal(signal.SIGKILL)
-            process.wait()
-        check()
-    done = subprocess.run(args, cwd=copy, env=env_path, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
+    inject(args, seconds, check, seed=14, cwd=copy, env=env)
     assert [p.read_bytes() for p in outputs] == committed
