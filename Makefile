@@ -73,7 +73,7 @@ gpu-bundle: $(VENV)/.installed-test
 # The full suite (unit + large, without the fault injection of test-reliability) on TensorFlow,
 # then the core tests on JAX and PyTorch in an environment without TensorFlow.
 test: $(VENV)/.installed-test test-apps test-core
-	$(PY) -m pytest tests --run_large -q -m "not fault_injection"
+	$(PY) -m pytest tests --run_large -q -m "not fault_injection" --durations=30
 
 # The fuzz and fault-injection tests (tests/reliability, marker `reliability`): the properties
 # with the larger Hypothesis budget (the `reliability` profile in tests/conftest.py; `make test`

@@ -25,8 +25,7 @@ setuptools.setup(
     # `make test` install the `tf` extra as well.
     install_requires=[
         "keras>=3.10,<4",
-        # tensorflow-model-optimization (the tf extra) pins absl-py~=1.2: do not ask for absl-py 2.
-        "absl-py>=1.4,<2",
+        "absl-py>=1.4",
         "numpy",
         "safetensors",
         "tqdm",
@@ -41,7 +40,6 @@ setuptools.setup(
             "tensorflow>=2.21,<2.22",
             "tensorflow-text>=2.21,<2.22",
             "keras-hub>=0.32",
-            "tensorflow-model-optimization>=0.8",
             # TensorBoard summaries of training runs (tf.summary needs it installed).
             "tensorboard",
         ],

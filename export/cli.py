@@ -64,16 +64,10 @@ flags.DEFINE_integer("max_eval_examples", None,
 flags.DEFINE_integer("latency_runs", 30, "Timed batch-1 calls per variant and thread count.")
 
 
-def _checkpoint_dir():
-    path = FLAGS.init_checkpoint
-    best = os.path.join(path, "best")
-    if os.path.isdir(best):
-        return best
-    return path if os.path.isdir(path) else os.path.dirname(path)
-
-
 def _file_next_to_checkpoint(flag_value, name, flag):
-    path = flag_value or os.path.join(_checkpoint_dir(), name)
+    from keras_bert.checkpoints.run_folder import model_folder
+
+    path = flag_value or os.path.join(model_folder(FLAGS.init_checkpoint), name)
     if not os.path.isfile(path):
         raise app.UsageError(f"No {name}: pass --{flag}, or an --init_checkpoint directory with {name}.")
     return path

@@ -28,7 +28,8 @@ def load_task_model(task_name, init_checkpoint, config_file=None, labels=None, l
             `BertTokenClassifier` (conll2003) or `BertClassifier` (GLUE).
         init_checkpoint: a fine-tuning output dir (its `best/`) or a TF1 checkpoint;
             the task head must be in it.
-        config_file: `bert_config.json`; defaults to the one in `init_checkpoint/best/`.
+        config_file: `bert_config.json`; defaults to the one next to `init_checkpoint`'s
+            weights (`run_folder.model_folder`).
         labels: class names; defaults to `task_labels(task_name)` (only their count is used).
         log: called with the checkpoint loader's summary line.
 
@@ -37,9 +38,11 @@ def load_task_model(task_name, init_checkpoint, config_file=None, labels=None, l
     """
     import keras_bert
     from keras_bert.checkpoints import load_init_checkpoint
+    from keras_bert.checkpoints.run_folder import CONFIG_FILE
+    from keras_bert.checkpoints.run_folder import model_folder
 
     labels = labels or task_labels(task_name)
-    config_file = config_file or os.path.join(init_checkpoint, "best", "bert_config.json")
+    config_file = config_file or os.path.join(model_folder(init_checkpoint), CONFIG_FILE)
     config = keras_bert.BertConfig.from_json_file(config_file)
     encoder = keras_bert.BertEncoder.from_bert_config(config)
     if task_name == "squad":

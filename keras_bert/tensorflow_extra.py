@@ -11,7 +11,7 @@ import importlib.util
 
 INSTALL_HINT = "pip install 'keras-bert[tf]' (TensorFlow and tensorflow-text)"
 # Top-level modules the TensorFlow-only parts import.
-TENSORFLOW_MODULES = ("tensorflow", "tensorflow_text", "keras_hub", "tensorflow_model_optimization")
+TENSORFLOW_MODULES = ("tensorflow", "tensorflow_text", "keras_hub")
 
 
 def check_keras_backend():

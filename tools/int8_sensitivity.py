@@ -40,10 +40,12 @@ def main():
     from export.fake_quant import FakeQuant, WeightFakeQuant, fake_quant_layers
     from export.qat import int8_graph
     from export.task_model import load_task_model
+    from keras_bert.checkpoints.run_folder import VOCAB_FILE
+    from keras_bert.checkpoints.run_folder import model_folder
 
     model = load_task_model(args.task_name, args.init_checkpoint)
-    best = os.path.join(args.init_checkpoint, "best")
-    data, evaluation = task_data(args, os.path.join(best, "vocab.txt"))
+    folder = model_folder(args.init_checkpoint)
+    data, evaluation = task_data(args, os.path.join(folder, VOCAB_FILE))
     calibration = data.calibration_inputs(args.calibration_file, args.num_calibration_examples)
     print(evaluation.description)
     def predict(keras_model):  # the scorers take {"logits"} or {"start_logits", "end_logits"}

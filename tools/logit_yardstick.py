@@ -24,6 +24,9 @@ import keras_bert
 from export.signature_names import exported_inputs
 from export.task_model import load_task_model
 from keras_bert.checkpoints import collect_weights
+from keras_bert.checkpoints.run_folder import CONFIG_FILE
+from keras_bert.checkpoints.run_folder import VOCAB_FILE
+from keras_bert.checkpoints.run_folder import model_folder
 from tests.reference import numpy_bert
 from tools.tflite_kernels import RESOLVERS, interpreter
 
@@ -31,8 +34,8 @@ from tools.tflite_kernels import RESOLVERS, interpreter
 def qa_and_windows(model_dir, squad, num_windows):
     """The fine-tuned QA model, its config dict, and inputs for the first `num_windows`
     384-token windows of the last SQuAD dev article."""
-    best = os.path.join(model_dir, "best")
-    config = keras_bert.BertConfig.from_json_file(os.path.join(best, "bert_config.json"))
+    folder = model_folder(model_dir)
+    config = keras_bert.BertConfig.from_json_file(os.path.join(folder, CONFIG_FILE))
     qa = load_task_model("squad", model_dir)
     with gzip.open(squad, "rt", encoding="utf-8") as f:
         dataset = json.load(f)
@@ -40,7 +43,7 @@ def qa_and_windows(model_dir, squad, num_windows):
         json.dump({"data": dataset["data"][-1:]}, f)
     examples = keras_bert.data.read_squad_examples(f.name, is_training=False)
     os.unlink(f.name)
-    tokenizer = keras_bert.ReferenceTokenizer(os.path.join(best, "vocab.txt"), do_lower_case=True)
+    tokenizer = keras_bert.ReferenceTokenizer(os.path.join(folder, VOCAB_FILE), do_lower_case=True)
     features = keras_bert.data.convert_squad_examples(examples, tokenizer, 384, 128, 64)
     return qa, config.to_dict(), {k: v[:num_windows] for k, v in features.inputs().items()}
 

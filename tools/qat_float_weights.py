@@ -36,6 +36,8 @@ def main():
     from export.qat import quantize_aware
     from export.task_model import load_task_model
     from export.verify import keras_outputs
+    from keras_bert.checkpoints.run_folder import VOCAB_FILE
+    from keras_bert.checkpoints.run_folder import model_folder
 
     latest = tf.train.latest_checkpoint(os.path.join(args.qat_dir, "ckpt"))
     if latest is None:
@@ -43,7 +45,7 @@ def main():
     model = load_task_model(args.task_name, args.init_checkpoint)
     with open(os.path.join(args.qat_dir, "int8_profile.json")) as f:
         qat = quantize_aware(model, profile=json.load(f))  # shares `model`'s variables
-    _, evaluation = task_data(args, os.path.join(args.init_checkpoint, "best", "vocab.txt"))
+    _, evaluation = task_data(args, os.path.join(model_folder(args.init_checkpoint), VOCAB_FILE))
     qat({k: v[:1] for k, v in evaluation.inputs.items()})
     tf.train.Checkpoint(model=qat).restore(latest).expect_partial()
     set_fake_quant_mode(qat, "off")

@@ -34,11 +34,13 @@ def main(argv):
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
     from export.data import TaskData
     from export.task_model import load_task_model
+    from keras_bert.checkpoints.run_folder import VOCAB_FILE
+    from keras_bert.checkpoints.run_folder import model_folder
 
-    best = os.path.join(FLAGS.init_checkpoint, "best")
-    if not os.path.isfile(os.path.join(best, "vocab.txt")):
-        raise app.UsageError(f"{best}/vocab.txt not found: pass a run_squad --output_dir.")
-    data = TaskData("squad", os.path.join(best, "vocab.txt"), True, 384,
+    vocab_file = os.path.join(model_folder(FLAGS.init_checkpoint), VOCAB_FILE)
+    if not os.path.isfile(vocab_file):
+        raise app.UsageError(f"{vocab_file} not found: pass a run_squad --output_dir.")
+    data = TaskData("squad", vocab_file, True, 384,
                     dict(doc_stride=128, max_query_length=64))
     evaluation = data.evaluation(FLAGS.predict_file, FLAGS.last_articles, FLAGS.num_questions)
     model = load_task_model("squad", FLAGS.init_checkpoint)

@@ -37,6 +37,7 @@ import keras_bert  # noqa: E402
 from export.metadata import add_metadata  # noqa: E402
 from export.tflite import export_tflite, run_tflite  # noqa: E402
 from export.task_model import load_task_model  # noqa: E402
+from keras_bert.checkpoints.run_folder import VOCAB_FILE, model_folder  # noqa: E402
 from keras_bert.metrics import normalize_answer  # noqa: E402
 
 SEQ, STRIDE, QUERY = 384, 128, 64
@@ -149,7 +150,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     work = pathlib.Path(args.work_dir)
     work.mkdir(parents=True, exist_ok=True)
-    vocab_file = os.path.join(args.model_dir, "best", "vocab.txt")
+    vocab_file = os.path.join(model_folder(args.model_dir), VOCAB_FILE)
 
     qa = load_model(args.model_dir)
     model_path = work / "squad_minilm_384_metadata.tflite"

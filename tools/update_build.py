@@ -44,7 +44,6 @@ PIP_NAMES = {
     "ai_edge_litert": "ai-edge-litert",
     "keras_hub": "keras-hub",
     "safetensors": "safetensors",
-    "tensorflow_model_optimization": "tensorflow-model-optimization",
     "tensorflow_text": "tensorflow-text",
     "tf_keras": "tf-keras",
     "yaml": "pyyaml",

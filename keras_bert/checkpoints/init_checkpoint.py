@@ -3,6 +3,7 @@
 import json
 import os
 
+from keras_bert.checkpoints import run_folder
 from keras_bert.checkpoints.hf_checkpoint import load_hf_checkpoint
 from keras_bert.tensorflow_extra import import_tensorflow
 
@@ -49,9 +50,8 @@ def load_init_checkpoint(model, path, require_heads=False):
     head of `model` must be in the checkpoint (evaluating a fine-tuned model), else `ValueError`.
     """
     path = os.fspath(path)
-    best = os.path.join(path, "best")  # a fine-tuning run's output_dir: its best checkpoint
-    if os.path.exists(os.path.join(best, "bert_model.ckpt.index")):
-        path = best
+    if run_folder.best_checkpoint_prefix(path):  # a fine-tuning run's output_dir: its best
+        path = run_folder.best_dir(path)
     if _is_hf_dir(path):
         report = _check_heads(load_hf_checkpoint(model, path), path, require_heads)
         return f"HF checkpoint {path}: {len(report.loaded)} tensors"

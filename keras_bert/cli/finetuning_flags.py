@@ -66,13 +66,6 @@ def progress():
     return "auto" if sys.stdout.isatty() else 0
 
 
-def _checkpoint_dir(path):
-    """The folder holding --init_checkpoint's config and vocab (a fine-tuning run's `best/`)."""
-    folder = path if os.path.isdir(path) else os.path.dirname(path)
-    best = os.path.join(folder, "best")
-    return best if os.path.exists(os.path.join(best, "bert_config.json")) else folder
-
-
 def bert_config():
     """The `BertConfig`: --bert_config_file, else the one --init_checkpoint carries."""
     try:
@@ -88,15 +81,16 @@ def bert_config():
 
 
 def _bert_config():
+    from keras_bert.checkpoints import run_folder
     from keras_bert.checkpoints.hf_checkpoint import read_hf_config
     from keras_bert.models.bert_config import BertConfig
 
     if FLAGS.bert_config_file:
         return BertConfig.from_json_file(FLAGS.bert_config_file)
     if FLAGS.init_checkpoint:
-        folder = _checkpoint_dir(FLAGS.init_checkpoint)
-        if os.path.exists(os.path.join(folder, "bert_config.json")):
-            return BertConfig.from_json_file(os.path.join(folder, "bert_config.json"))
+        folder = run_folder.model_folder(FLAGS.init_checkpoint)
+        if os.path.exists(os.path.join(folder, run_folder.CONFIG_FILE)):
+            return BertConfig.from_json_file(os.path.join(folder, run_folder.CONFIG_FILE))
         if os.path.exists(os.path.join(folder, "config.json")):
             return read_hf_config(folder)
     raise app.UsageError(
@@ -111,7 +105,10 @@ def tokenizer():
 
     path = FLAGS.vocab_file
     if not path and FLAGS.init_checkpoint:
-        candidate = os.path.join(_checkpoint_dir(FLAGS.init_checkpoint), "vocab.txt")
+        from keras_bert.checkpoints import run_folder
+
+        folder = run_folder.model_folder(FLAGS.init_checkpoint)
+        candidate = os.path.join(folder, run_folder.VOCAB_FILE)
         path = candidate if os.path.exists(candidate) else None
     if not path:
         raise app.UsageError(
@@ -189,7 +186,9 @@ def training_checkpoint():
     is not one: a first save that failed, for a full disk or a kill, leaves it behind.)"""
     import tensorflow as tf
 
-    return tf.train.latest_checkpoint(os.path.join(FLAGS.output_dir, "checkpoints"))
+    from keras_bert.checkpoints import run_folder
+
+    return tf.train.latest_checkpoint(run_folder.training_checkpoints_dir(FLAGS.output_dir))
 
 
 def warm_start(model, require_head):
@@ -234,7 +233,7 @@ def finetuner(model, strategy, tokenizer, steps, num_examples, evaluate_fn=None,
     is a whole model folder.
     """
     from keras_bert.training.distribute import per_replica_batch_size
-    from keras_bert.training.finetuner import BEST_DIR
+    from keras_bert.checkpoints import run_folder
     from keras_bert.training.finetuner import Finetuner
     from keras_bert.training.pretraining_trainer import is_chief
 
@@ -249,7 +248,7 @@ def finetuner(model, strategy, tokenizer, steps, num_examples, evaluate_fn=None,
         eval_every_steps=FLAGS.eval_every_steps or steps_per_epoch,
         is_chief=is_chief(strategy),
     )
-    path = os.path.join(FLAGS.output_dir, BEST_DIR, "vocab.txt")
+    path = os.path.join(run_folder.best_dir(FLAGS.output_dir), run_folder.VOCAB_FILE)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with atomic_open(path, encoding="utf-8") as f:
         f.writelines(token + "\n" for token in tokenizer.vocabulary)

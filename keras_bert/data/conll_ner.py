@@ -8,6 +8,7 @@ import numpy as np
 
 from keras_bert.api_export import keras_bert_export
 from keras_bert.data.data_files import read_data_text
+from keras_bert.tokenization.numpy_packing import pack_segments
 
 CONLL2003_LABELS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC")
 
@@ -97,34 +98,32 @@ class NerFeatures:
 @keras_bert_export("keras_bert.data.convert_ner_sentences")
 def convert_ner_sentences(sentences, tokenizer, labels, max_seq_length):
     """`[CLS] pieces [SEP]` per sentence; each word's label sits on its first piece."""
-    n = len(sentences)
-    token_ids = np.zeros((n, max_seq_length), "int32")
-    label_ids = np.full((n, max_seq_length), -1, "int32")
-    padding_mask = np.zeros((n, max_seq_length), "int32")
-    cls_id, sep_id = tokenizer.convert_tokens_to_ids(["[CLS]", "[SEP]"])
+    cls_id, sep_id, pad_id, unk_id = tokenizer.convert_tokens_to_ids(
+        ["[CLS]", "[SEP]", "[PAD]", "[UNK]"]
+    )
+    label_ids = np.full((len(sentences), max_seq_length), -1, "int32")
     label_index = {label: i for i, label in enumerate(labels)}
-    word_positions, truncated = [], 0
+    segments, word_positions, truncated = [], [], 0
     for row, sentence in enumerate(sentences):
-        ids, positions, full = [cls_id], [], False
+        ids, positions, full = [], [], False  # ids[i] will sit at position i + 1, after [CLS]
         for word, tag in zip(sentence.words, sentence.tags):
-            pieces = tokenizer.convert_tokens_to_ids(tokenizer.tokenize(word)) or [
-                tokenizer.token_to_id["[UNK]"]  # a word the tokenizer drops (e.g. a control char)
-            ]
-            full = full or len(ids) + len(pieces) > max_seq_length - 1
+            # A word the tokenizer drops (e.g. a control character) is one [UNK].
+            pieces = tokenizer.convert_tokens_to_ids(tokenizer.tokenize(word)) or [unk_id]
+            full = full or len(ids) + len(pieces) > max_seq_length - 2
             if full:  # this word and all after it are cut off
                 positions.append(None)
                 continue
-            positions.append(len(ids))
-            label_ids[row, len(ids)] = label_index[tag]
+            positions.append(len(ids) + 1)
+            label_ids[row, len(ids) + 1] = label_index[tag]
             ids.extend(pieces)
         truncated += full
-        ids.append(sep_id)
-        token_ids[row, : len(ids)] = ids
-        padding_mask[row, : len(ids)] = 1
+        segments.append(ids)
         word_positions.append(positions)
-    return NerFeatures(
-        token_ids, np.zeros_like(token_ids), padding_mask, label_ids, word_positions, truncated
-    )
+    # Whole words were cut above, so packing adds [CLS] / [SEP] / padding and cuts nothing.
+    packed = pack_segments(segments, sequence_length=max_seq_length, cls_token_id=cls_id,
+                           sep_token_id=sep_id, pad_token_id=pad_id)
+    return NerFeatures(packed["token_ids"], packed["segment_ids"], packed["padding_mask"],
+                       label_ids, word_positions, truncated)
 
 
 @keras_bert_export("keras_bert.data.word_predictions")

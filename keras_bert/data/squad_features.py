@@ -6,6 +6,7 @@ import dataclasses
 import numpy as np
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.tokenization.numpy_packing import pack_segments
 
 
 @dataclasses.dataclass
@@ -121,13 +122,14 @@ def convert_squad_examples(
         )
     columns = collections.defaultdict(list)
     counts = collections.Counter()
-    cls_id, sep_id = tokenizer.convert_tokens_to_ids(["[CLS]", "[SEP]"])
+    cls_id, sep_id, pad_id = tokenizer.convert_tokens_to_ids(["[CLS]", "[SEP]", "[PAD]"])
     last_doc, doc = None, None
     for example_index, example in enumerate(examples):
         query_tokens = tokenizer.tokenize(example.question_text)
         if len(query_tokens) > max_query_length:
             counts["truncated"] += 1
             query_tokens = query_tokens[:max_query_length]
+        query_ids = tokenizer.convert_tokens_to_ids(query_tokens)
         if example.doc_tokens is not last_doc:  # a paragraph's questions share its words
             last_doc, doc = example.doc_tokens, _tokenize_doc(example.doc_tokens, tokenizer)
         tok_to_orig_index, orig_to_tok_index, doc_pieces = doc
@@ -148,7 +150,6 @@ def convert_squad_examples(
         inside_any = False
         for window_index, (doc_start, length) in enumerate(windows):
             tokens = ["[CLS]", *query_tokens, "[SEP]"]
-            segment_ids = [0] * len(tokens)
             token_to_orig_map, token_is_max_context = {}, {}
             for i in range(length):
                 position = doc_start + i
@@ -156,9 +157,11 @@ def convert_squad_examples(
                 token_is_max_context[len(tokens)] = _is_max_context(windows, window_index, position)
                 tokens.append(doc_pieces[position])
             tokens.append("[SEP]")
-            segment_ids += [1] * (length + 1)
-            ids = tokenizer.convert_tokens_to_ids(tokens)
-            pad = max_seq_length - len(ids)
+            # The window fits beside the question: packing adds the special tokens, no cuts.
+            columns["query_ids"].append(query_ids)
+            columns["window_ids"].append(
+                tokenizer.convert_tokens_to_ids(doc_pieces[doc_start:doc_start + length])
+            )
 
             start_position = end_position = 0
             if answer is not None:
@@ -168,9 +171,6 @@ def convert_squad_examples(
                     start_position = answer[0] - doc_start + offset
                     end_position = answer[1] - doc_start + offset
                     inside_any = True
-            columns["token_ids"].append(ids + [0] * pad)
-            columns["segment_ids"].append(segment_ids + [0] * pad)
-            columns["padding_mask"].append([1] * len(ids) + [0] * pad)
             columns["start_positions"].append(start_position)
             columns["end_positions"].append(end_position)
             columns["example_index"].append(example_index)
@@ -179,13 +179,14 @@ def convert_squad_examples(
             columns["token_is_max_context"].append(token_is_max_context)
         if answer is not None and not inside_any:
             counts["outside"] += 1
-    array = lambda key, shape: np.asarray(columns[key], "int32").reshape(shape)  # noqa: E731
+    packed = pack_segments(columns["query_ids"], columns["window_ids"],
+                           sequence_length=max_seq_length, cls_token_id=cls_id,
+                           sep_token_id=sep_id, pad_token_id=pad_id)
+    positions = lambda key: np.asarray(columns[key], "int32").reshape(-1)  # noqa: E731
     return SquadFeatures(
-        token_ids=array("token_ids", (-1, max_seq_length)),
-        segment_ids=array("segment_ids", (-1, max_seq_length)),
-        padding_mask=array("padding_mask", (-1, max_seq_length)),
-        start_positions=array("start_positions", (-1,)),
-        end_positions=array("end_positions", (-1,)),
+        **packed,
+        start_positions=positions("start_positions"),
+        end_positions=positions("end_positions"),
         example_index=columns["example_index"],
         tokens=columns["tokens"],
         token_to_orig_map=columns["token_to_orig_map"],

@@ -6,6 +6,7 @@ import tensorflow as tf
 from keras_bert.api_export import keras_bert_export
 from keras_bert.tokenization.bert_tokenizer import BertTokenizer
 from keras_bert.tokenization.packer import BertPacker
+from keras_bert.tokenization.packer import as_segments
 from keras_bert.tokenization.reference_tokenizer import MAX_INPUT_CHARS_PER_WORD
 from keras_bert.tokenization.vocab import special_token_ids
 
@@ -88,7 +89,7 @@ class BertPreprocessor(keras.layers.Layer):
         return self.tokenizer.vocabulary
 
     def call(self, inputs):
-        segments = _as_segments(inputs)
+        segments = as_segments(inputs)
         if len(segments) not in (1, 2):
             raise ValueError(
                 f"BertPreprocessor takes one text or a pair of texts, got {len(segments)} inputs. "
@@ -107,15 +108,3 @@ class BertPreprocessor(keras.layers.Layer):
             }
         )
         return config
-
-
-def _as_segments(inputs):
-    """A tuple of texts; a list counts as a pair only if it holds tensors, else it is a batch."""
-    # Keras turns the tuple passed to a layer in a functional model into a list.
-    if isinstance(inputs, tuple):
-        return inputs
-    if isinstance(inputs, list) and all(
-        isinstance(x, (tf.Tensor, keras.KerasTensor)) for x in inputs
-    ):
-        return tuple(inputs)
-    return (inputs,)

@@ -81,7 +81,7 @@ class BertPacker(keras.layers.Layer):
         self.built = True
 
     def call(self, inputs):
-        segments = _as_segments(inputs)
+        segments = as_segments(inputs)
         if len(segments) not in (1, 2):
             raise ValueError(f"BertPacker packs one or two segments, got {len(segments)}.")
         num_special = len(segments) + 1  # [CLS], and one [SEP] per segment.
@@ -116,8 +116,12 @@ class BertPacker(keras.layers.Layer):
         return config
 
 
-def _as_segments(inputs):
-    """A tuple of segments; a list counts as segments only if it holds tensors."""
+def as_segments(inputs):
+    """A tuple of segments; a list counts as segments only if it holds tensors.
+
+    Segments are id tensors here and text tensors in `BertPreprocessor`; a plain Python list
+    is one segment (a batch), not a pair.
+    """
     # Keras turns the tuple passed to a layer in a functional model into a list, so a list of
     # tensors is segments too; a plain Python list of ids is one segment.
     if isinstance(inputs, tuple):

@@ -11,11 +11,9 @@ import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
 from keras_bert.atomic_files import atomic_open
+from keras_bert.checkpoints import run_folder
 from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
 from keras_bert.training.random_states import random_states
-
-BEST_DIR = "best"
-BEST_CHECKPOINT = "bert_model.ckpt"
 
 
 @keras_bert_export("keras_bert.training.Finetuner")
@@ -71,7 +69,7 @@ class Finetuner:
         self.checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer,
                                               random_states=random_states(model))
         self.manager = tf.train.CheckpointManager(
-            self.checkpoint, os.path.join(output_dir, "checkpoints"), max_to_keep=2
+            self.checkpoint, run_folder.training_checkpoints_dir(output_dir), max_to_keep=2
         )
         self.history_path = os.path.join(output_dir, "eval_history.jsonl")
         if is_chief:
@@ -83,11 +81,11 @@ class Finetuner:
 
     @property
     def best_checkpoint(self):
-        return os.path.join(self.output_dir, BEST_DIR, BEST_CHECKPOINT)
+        return os.path.join(run_folder.best_dir(self.output_dir), run_folder.BEST_CHECKPOINT)
 
     def best_metrics(self):
         """The metrics of the best checkpoint so far (`None` before the first evaluation)."""
-        path = os.path.join(self.output_dir, BEST_DIR, "metrics.json")
+        path = run_folder.best_metrics_file(self.output_dir)
         if not os.path.exists(path):
             return None
         with open(path) as f:
@@ -177,7 +175,7 @@ class Finetuner:
         if not self.is_chief:
             return
         save_tf1_checkpoint(self.model, self.best_checkpoint)
-        with atomic_open(os.path.join(self.output_dir, BEST_DIR, "metrics.json")) as f:
+        with atomic_open(run_folder.best_metrics_file(self.output_dir)) as f:
             json.dump(metrics, f, indent=1)
 
 
