@@ -119,7 +119,7 @@ $(TLS_VENV)/.installed:
 	touch $@
 
 task-library-check: $(VENV)/.installed-test $(TLS_VENV)/.installed
-	$(PY) tools/task_library_compare.py --num_questions 100 --every 100 \
+	$(PY) experiments/task_library_compare.py --num_questions 100 --every 100 \
 		--task_library_python $(TLS_VENV)/bin/python --work_dir runs/task_library
 
 # Mutation testing of the SQuAD chain, the scorers and the packer (setup.cfg's [mutmut] section

@@ -16,7 +16,7 @@ setuptools.setup(
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.10",
-    packages=setuptools.find_packages(exclude=["tests*", "apps*", "tools*", "docs*", "benchmarks*"]),
+    packages=setuptools.find_packages(exclude=["tests*", "apps*", "tools*", "experiments*", "docs*", "benchmarks*"]),
     include_package_data=True,
     package_data={"keras_bert": ["assets/*"]},
     exclude_package_data={"": ["BUILD"]},

@@ -35,9 +35,12 @@ TEST_ROOT = "tests"
 APPS_ROOT = "apps"
 # benchmarks/ compares keras_bert with its peers: BUILD targets, not in the pip package.
 BENCHMARKS_ROOT = "benchmarks"
-# tools/ holds maintenance scripts and studies: BUILD targets, not in the pip package.
+# tools/ holds the build, CI and maintenance scripts: BUILD targets, not in the pip package.
 TOOLS_ROOT = "tools"
-FIRST_PARTY = LIBRARY_ROOTS + (APPS_ROOT, BENCHMARKS_ROOT, TOOLS_ROOT, TEST_ROOT)
+# experiments/ holds the one-off studies behind the docs' figures: BUILD targets, not in the
+# pip package.
+EXPERIMENTS_ROOT = "experiments"
+FIRST_PARTY = LIBRARY_ROOTS + (APPS_ROOT, BENCHMARKS_ROOT, TOOLS_ROOT, EXPERIMENTS_ROOT, TEST_ROOT)
 PYTEST_MACRO = "//tools:pytest.bzl"
 # Targets tools/pytest.bzl adds to every py_test, besides the test's own package target.
 PYTEST_MACRO_DEPS = ("//tests:conftest",)

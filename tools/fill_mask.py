@@ -27,7 +27,7 @@ NEGATIVE_WORDS = ("terrible", "bad", "awful", "boring")
 
 
 def load_pretrainer(init_checkpoint):
-    from pretraining_transfer import checkpoint_config
+    from experiments.pretraining_transfer import checkpoint_config
 
     from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
     from keras_bert.models.bert_encoder import BertEncoder

@@ -37,7 +37,6 @@ import time
 from absl import flags
 
 from keras_bert.cli import usage
-from tools.cli_runs import write_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WEB_PATHS = ("/", "/app.js", "/style.css", "/src/model.js", "/models/vocab.txt",
@@ -412,7 +411,10 @@ def main(argv):
     text = markdown(report)
     print(text, end="")
     if FLAGS.json:
-        write_json(FLAGS.json, report)
+        from keras_bert.atomic_files import atomic_open
+
+        with atomic_open(FLAGS.json) as f:  # a reader never sees half a file
+            json.dump(report, f, indent=1)
     failed = [row["case"] for row in report.get("abuse", []) if not row["held"]]
     if report["load"]["errors"] or failed:
         print(f"FAILED: {report['load']['errors']} load errors; abuse cases not held: {failed}",

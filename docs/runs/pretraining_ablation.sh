@@ -71,4 +71,4 @@ run float32 packed --dtype_policy=float32
 run padded pairs
 run nsp pairs --nsp_loss_weight=1
 run bert pairs --learning_rate=1e-4 --num_train_steps=1000000 --num_warmup_steps=10000
-$PY -m tools.ablation_table --ablation_dir=$A --output_file=${ABLATION_TABLE:-docs/runs/pretraining_ablation.md}
+$PY -m experiments.ablation_table --ablation_dir=$A --output_file=${ABLATION_TABLE:-docs/runs/pretraining_ablation.md}

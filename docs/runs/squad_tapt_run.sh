@@ -25,6 +25,6 @@ $PY -m keras_bert.cli.run_pretraining --recipe=budget --budget_hours=${TAPT_HOUR
   --vocab_file=$MP/vocab.txt --output_dir=runs/squad_tapt/model --max_seq_length=128 \
   --max_predictions_per_seq=20 --train_batch_size=32 --learning_rate=1e-4 \
   --save_checkpoints_steps=200 --iterations_per_loop=20
-$PY -m tools.squad_sweep --init_checkpoint=runs/squad_tapt/model --vocab_file=$MP/vocab.txt \
+$PY -m experiments.squad_sweep --init_checkpoint=runs/squad_tapt/model --vocab_file=$MP/vocab.txt \
   --learning_rates=2e-4 --output_dir=runs/squad_tapt/finetune \
   --json=docs/runs/squad_sweep/tapt.json

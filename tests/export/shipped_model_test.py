@@ -119,7 +119,7 @@ class ShippedModelTest(TestCase):
     @pytest.mark.large
     def test_agrees_with_its_float_parent(self):
         """The int8 file against the float Keras model it was quantized from
-        (tools/record_parent_logits.py recorded the parent's logits on these windows)."""
+        (experiments/record_parent_logits.py recorded the parent's logits on these windows)."""
         from keras_bert.data import decode_squad_predictions
         from tests.reference import official_squad_v1
 

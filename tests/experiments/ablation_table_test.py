@@ -1,10 +1,10 @@
-"""`tools.ablation_table`: the rows of the scored variants, in order, against the recipe's loss."""
+"""`experiments.ablation_table`: the rows of the scored variants, in order, against the recipe's loss."""
 
 import json
 
 import pytest
 
-from tools import ablation_table
+from experiments import ablation_table
 
 
 def write_run(folder, steps, loss, accuracy):

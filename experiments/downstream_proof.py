@@ -1,7 +1,10 @@
 r"""Does our pretraining teach the model anything? (issue 29) Fine-tunes a pretrained encoder and
 a random initialization of the same shape on the same tasks, budgets and seeds.
+Makes: docs/pretraining.md, "The downstream proof, scripted": docs/runs/downstream_proof.json / .md
+and docs/images/downstream_proof.png (not yet run in full).
+Rerun: the command below.
 
-    .venv/bin/python -m tools.downstream_proof --init_checkpoint=runs/pretrain_budget/model \
+    .venv/bin/python -m experiments.downstream_proof --init_checkpoint=runs/pretrain_budget/model \
         --vocab_file=../shared/data/vocab/bert-base-uncased-vocab.txt --seeds=0,1,2 \
         --json=docs/runs/downstream_proof.json --markdown=docs/runs/downstream_proof.md \
         --plot=docs/images/downstream_proof.png
@@ -28,9 +31,9 @@ import statistics
 from absl import app
 from absl import flags
 
+from experiments.cli_runs import run_once, write_json
 from keras_bert.atomic_files import atomic_open
 from keras_bert.cli import usage
-from tools.cli_runs import run_once, write_json
 
 FLAGS = flags.FLAGS
 ARMS = ("pretrained", "random")

@@ -1,5 +1,5 @@
-"""The study tools' shared pieces: a dev subset of whole articles, run-once, the sweep table;
-the GPU bundle's file parts."""
+"""The studies' shared pieces (experiments/cli_runs.py): a dev subset of whole articles,
+run-once, the sweep table."""
 
 import gzip
 import json
@@ -7,8 +7,8 @@ import os
 
 import pytest
 
+from experiments import cli_runs
 from tests.data_paths import shared_data_dir
-from tools import cli_runs
 
 
 def test_dev_subset_is_the_first_whole_articles_reaching_the_question_count(tmp_path):
@@ -55,16 +55,3 @@ def test_sweep_table_marks_the_best_f1():
     assert lines[2] == "| 5e-05 | 0.1 | 1 | 60.00 | 70.12 |"
     assert lines[3] == "| 0.0001 | 0.1 | 1 | 64.00 | **74.50** |"
 
-
-def test_gpu_bundle_parts_concatenate_back_to_the_file(tmp_path):
-    from tools.file_parts import split_file
-
-    data = os.urandom(2500)
-    source = tmp_path / "model.safetensors"
-    source.write_bytes(data)
-    parts = split_file(str(source), str(tmp_path / "bundle"), part_bytes=1000, start_part=2)
-    assert [os.path.basename(p) for p in parts] == ["part02", "part03", "part04"]
-    pieces = [open(os.path.join(p, f"model.safetensors.{i:02d}"), "rb").read()
-              for i, p in zip(range(2, 5), parts)]
-    assert [len(p) for p in pieces] == [1000, 1000, 500]
-    assert b"".join(pieces) == data

@@ -1,4 +1,4 @@
-"""`tools.downstream_proof`: the summary's statistics, the runs it makes, and one real study of
+"""`experiments.downstream_proof`: the summary's statistics, the runs it makes, and one real study of
 two arms on a tiny pretraining run."""
 
 import json
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from absl import flags
 
+from experiments import downstream_proof
 from tests.data_paths import shared_data_dir
-from tools import downstream_proof
 
 
 def test_summary_statistics_match_numpy():
@@ -104,7 +104,7 @@ def test_a_study_of_two_arms_on_a_tiny_pretraining_run(tmp_path):
              "--train_batch_size=4",
              "--max_seq_length=16", f"--json={tmp_path / 'study.json'}",
              f"--markdown={tmp_path / 'study.md'}", f"--plot={tmp_path / 'study.png'}"]
-    done = _cli("tools.downstream_proof", *study)
+    done = _cli("experiments.downstream_proof", *study)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads((tmp_path / "study.json").read_text())
     assert [(r["arm"], r["seed"]) for r in summary["runs"]] == [
@@ -123,12 +123,12 @@ def test_a_study_of_two_arms_on_a_tiny_pretraining_run(tmp_path):
     assert (tmp_path / "study.md").read_text().startswith("| task | pretrained | random init |")
     assert (tmp_path / "study.png").stat().st_size > 1000
     # Finished runs are read, not repeated.
-    again = _cli("tools.downstream_proof", *study)
+    again = _cli("experiments.downstream_proof", *study)
     assert again.returncode == 0 and "$ " not in again.stdout, again.stdout[-2000:]
 
 
 def test_a_pretraining_run_without_config_is_a_one_line_error(tmp_path):
-    done = _cli("tools.downstream_proof", f"--init_checkpoint={tmp_path}", "--vocab_file=v.txt")
+    done = _cli("experiments.downstream_proof", f"--init_checkpoint={tmp_path}", "--vocab_file=v.txt")
     assert done.returncode != 0
     assert f"--init_checkpoint={tmp_path} has no bert_config.json" in done.stderr
     assert "Traceback" not in done.stderr

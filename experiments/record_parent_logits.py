@@ -1,6 +1,9 @@
 r"""Records the float parent's logits on a fixed dev slice, for the shipped int8 model's test.
+Makes: apps/models/squad_minilm_int8.parent.npz, the float side of
+tests/export/shipped_model_test.py (apps/models/MODEL_CARD.md).
+Rerun: the command below.
 
-    .venv/bin/python -m tools.record_parent_logits --init_checkpoint=runs/squad_minilm_full/out
+    .venv/bin/python -m experiments.record_parent_logits --init_checkpoint=runs/squad_minilm_ship/out
 
 The shipped `apps/models/squad_minilm_int8.tflite` is quantized from a fine-tuned float Keras
 model. `tests/export/shipped_model_test.py` holds the `.tflite` against that parent: per-window

@@ -1,8 +1,12 @@
 """Plots SST-2 dev accuracy against the number of labelled training examples, pretrained vs random.
+Makes: docs/sst2_transfer_curve.png and docs/sst2_transfer_by_epoch.png (docs/pretraining.md,
+"SST-2 transfer from phase 3" / "from phase 5" / "with 10 fine-tuning epochs") and the tables it
+prints.
+Rerun: the command under each figure there.
 
-    .venv/bin/python tools/plot_transfer.py docs/runs/sst2_transfer/*.json --png=docs/sst2_transfer_curve.png
+    .venv/bin/python experiments/plot_transfer.py docs/runs/sst2_transfer/*.json --png=docs/sst2_transfer_curve.png
 
-Reads the JSON files `tools/pretraining_transfer.py --json` writes. A start is `random_init` or
+Reads the JSON files `experiments/pretraining_transfer.py --json` writes. A start is `random_init` or
 `pretrained: <checkpoint folder>`, so runs from several pretraining checkpoints draw one line each.
 For every start, training-set size and learning rate it averages the seeds it finds; the line
 follows the learning rate with the best mean (error bars: standard deviation over seeds, shown

@@ -1,6 +1,8 @@
 """Draws SQuAD dev F1 (and EM) against the training windows seen, for one or more runs.
+Makes: docs/images/squad_learning_curve.png (docs/fine_tuning.md, "SQuAD v1.1, the full recipe").
+Rerun: the command below.
 
-    .venv/bin/python tools/plot_squad_curve.py \
+    .venv/bin/python experiments/plot_squad_curve.py \
         "2-epoch schedule (stopped at 1.44 epochs)=docs/runs/squad_minilm_full_eval_history.jsonl" \
         "2,200-step schedule (shipped)=docs/runs/squad_minilm_ship_eval_history.jsonl" \
         --batch_size=32 --windows=88641 --png=docs/images/squad_learning_curve.png

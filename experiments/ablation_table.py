@@ -1,6 +1,9 @@
 """The pretraining ablation's table (issue 29) from the runs of docs/runs/pretraining_ablation.sh.
+Makes: docs/pretraining.md, "The budget recipe": the ablation table, written to
+docs/runs/pretraining_ablation.md (not yet run at full length).
+Rerun: docs/runs/pretraining_ablation.sh (its last step is the command below).
 
-    .venv/bin/python -m tools.ablation_table --ablation_dir=runs/ablation \
+    .venv/bin/python -m experiments.ablation_table --ablation_dir=runs/ablation \
         --output_file=docs/runs/pretraining_ablation.md
 
 Each variant's folder holds `train_log.jsonl` (run_pretraining's per-loop log) and

@@ -1,10 +1,13 @@
 """Scores one `.tflite` under LiteRT's three kernel sets and finds int8 ops that compute wrong.
+Makes: docs/export.md, the kernel-set checks in "SST-2 classifier, full dev set" (accuracy per
+resolver, int8 ops off by more than a step) and "The mask fix" (the three mask ADDs).
+Rerun: the second command below with --max_examples=40 --check_input=6.
 
-    .venv/bin/python tools/tflite_kernels.py --task_name=squad \
+    .venv/bin/python experiments/tflite_kernels.py --task_name=squad \
         --tflite=runs/export_squad_int8_v2/tflite/squad_qat_int8.tflite \
         --vocab_file=runs/squad_minilm/out/best/vocab.txt \
         --predict_file=../shared/data/squad/dev-v1.1.json.gz --max_examples=160
-    .venv/bin/python tools/tflite_kernels.py --task_name=sst-2 \
+    .venv/bin/python experiments/tflite_kernels.py --task_name=sst-2 \
         --tflite=runs/export_sst2/tflite/sst2_full_int8.tflite \
         --vocab_file=runs/glue_minilm/sst2/best/vocab.txt \
         --predict_file=../shared/data/glue/SST-2/dev.tsv --max_examples=300
@@ -38,7 +41,7 @@ def interpreter(path, resolver):
 
 
 def add_task_arguments(parser):
-    """The flags naming a task and its held-out data (shared with tools/int8_sensitivity.py)."""
+    """The flags naming a task and its held-out data (shared with experiments/int8_sensitivity.py)."""
     parser.add_argument("--task_name", required=True, help="squad or a GLUE task (sst-2, ...)")
     parser.add_argument("--predict_file", required=True)
     parser.add_argument("--max_seq_length", type=int, default=None,

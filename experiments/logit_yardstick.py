@@ -1,6 +1,9 @@
 """How far Keras and the float32 .tflite each are from a float64 NumPy forward pass.
+Makes: docs/export.md, "Results: the SQuAD model", the "Float32 TFLite vs Keras" bullet (each
+side's distance from float64, per LiteRT kernel set).
+Rerun: the command below.
 
-    PYTHONPATH=. .venv/bin/python tools/logit_yardstick.py \
+    PYTHONPATH=. .venv/bin/python experiments/logit_yardstick.py \
         --model_dir=runs/squad_minilm/out \
         --tflite=runs/export_squad/tflite/squad_minilm_float32.tflite --num_windows=12
 
@@ -21,6 +24,7 @@ import tempfile
 import numpy as np
 
 import keras_bert
+from experiments.tflite_kernels import RESOLVERS, interpreter
 from export.signature_names import exported_inputs
 from export.task_model import load_task_model
 from keras_bert.checkpoints import collect_weights
@@ -28,7 +32,6 @@ from keras_bert.checkpoints.run_folder import CONFIG_FILE
 from keras_bert.checkpoints.run_folder import VOCAB_FILE
 from keras_bert.checkpoints.run_folder import model_folder
 from tests.reference import numpy_bert
-from tools.tflite_kernels import RESOLVERS, interpreter
 
 
 def qa_and_windows(model_dir, squad, num_windows):

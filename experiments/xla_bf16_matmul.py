@@ -1,6 +1,8 @@
 r"""Does XLA on this CPU reach the bf16 units? A 2048² matmul under each set of XLA flags.
+Makes: docs/benchmarks.md, the "XLA flags" table.
+Rerun: the command below.
 
-    python tools/xla_bf16_matmul.py
+    python experiments/xla_bf16_matmul.py
 
 Each flag set runs in a fresh process (XLA reads XLA_FLAGS once) and times, in that process, the
 bf16 matmul under XLA, the float32 one under XLA, and the bf16 one in TensorFlow's graph

@@ -1,8 +1,8 @@
 """Studies built from the package's own CLIs: run one in a subprocess once, resumably, and read
 its `eval_results.json`; SQuAD dev subsets; summaries written atomically.
-
-Shared by `tools/precision_convergence.py` and `tools/squad_sweep.py` (no flags here, so tests can
-import it).
+Makes: no figure of its own; shared by experiments.precision_convergence, experiments.squad_sweep
+and experiments.downstream_proof (no flags here, so tests can import it).
+Rerun: through them.
 """
 
 import gzip
