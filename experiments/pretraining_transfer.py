@@ -33,29 +33,19 @@ def read_sst2(path, limit=None):
     return [r["sentence"] for r in rows], [int(r["label"]) for r in rows]
 
 
-def checkpoint_config(init_checkpoint):
-    """The `BertConfig` of a run directory, a `ckpt-N` prefix in one, or an HF model directory."""
-    from keras_bert.checkpoints.hf_checkpoint import read_hf_config
-    from keras_bert.models.bert_config import BertConfig
-
-    run_dir = init_checkpoint if os.path.isdir(init_checkpoint) else os.path.dirname(init_checkpoint)
-    if os.path.exists(os.path.join(run_dir, "config.json")):  # an HF model directory
-        return read_hf_config(run_dir)
-    return BertConfig.from_json_file(os.path.join(run_dir, "bert_config.json"))
-
-
 def run(args, init_checkpoint):
     import keras
     import numpy as np
 
     from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
+    from keras_bert.checkpoints.run_folder import model_config
     from keras_bert.models.bert_classifier import BertClassifier
     from keras_bert.models.bert_encoder import BertEncoder
     from keras_bert.tokenization.bert_preprocessor import BertPreprocessor
     from keras_bert.training.optimizer import create_optimizer
 
     keras.utils.set_random_seed(args.seed)
-    config = checkpoint_config(args.init_checkpoint)
+    config = model_config(args.init_checkpoint)
     data = os.path.join(ROOT, "..", "shared", "data", "glue", "SST-2")
     train_x, train_y = read_sst2(os.path.join(data, "train.tsv.gz"), args.train_examples)
     dev_x, dev_y = read_sst2(os.path.join(data, "dev.tsv"))

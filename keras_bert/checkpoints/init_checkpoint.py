@@ -73,13 +73,13 @@ def load_init_checkpoint(model, path, require_heads=False):
     if any(name.startswith("bert/") for name in names):
         report = _check_heads(load_tf1_checkpoint(model, prefix), prefix, require_heads)
         return f"TF1 checkpoint {prefix}: {len(report.loaded)} tensors"
-    if require_heads:
+    items = model.checkpoint_items
+    if require_heads and set(items) == {"encoder"}:  # a task model: its head is not in there
         raise ValueError(
             f"{prefix} is a keras_bert training checkpoint, which stores only the encoder; "
             "evaluate the <output_dir>/best checkpoint of a fine-tuning run instead."
         )
     _check_config(model, os.path.join(os.path.dirname(prefix), "bert_config.json"), path)
-    items = model.checkpoint_items
     status = tf.train.Checkpoint(**items).read(prefix).expect_partial()
     status.assert_existing_objects_matched()
     return f"keras_bert checkpoint {prefix}: {', '.join(sorted(items))}"

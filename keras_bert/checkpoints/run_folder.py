@@ -54,3 +54,20 @@ def model_folder(path):
     folder = path if os.path.isdir(path) else os.path.dirname(path)
     best = best_dir(folder)
     return best if os.path.exists(os.path.join(best, CONFIG_FILE)) else folder
+
+
+def model_config(path):
+    """The `BertConfig` of the checkpoint `path` names (see `model_folder`): its folder's
+    `bert_config.json` (google / keras_bert), else a Hugging Face `config.json`."""
+    from keras_bert.checkpoints.hf_checkpoint import read_hf_config
+    from keras_bert.models.bert_config import BertConfig
+
+    folder = model_folder(path)
+    if os.path.exists(os.path.join(folder, CONFIG_FILE)):
+        return BertConfig.from_json_file(os.path.join(folder, CONFIG_FILE))
+    if os.path.exists(os.path.join(folder, "config.json")):
+        return read_hf_config(folder)
+    raise FileNotFoundError(
+        f"No model config for {path}: expected {CONFIG_FILE} (google / keras_bert) or "
+        f"config.json (Hugging Face) in {folder}."
+    )

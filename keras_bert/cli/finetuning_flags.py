@@ -81,18 +81,16 @@ def bert_config():
 
 
 def _bert_config():
-    from keras_bert.checkpoints import run_folder
-    from keras_bert.checkpoints.hf_checkpoint import read_hf_config
+    from keras_bert.checkpoints.run_folder import model_config
     from keras_bert.models.bert_config import BertConfig
 
     if FLAGS.bert_config_file:
         return BertConfig.from_json_file(FLAGS.bert_config_file)
     if FLAGS.init_checkpoint:
-        folder = run_folder.model_folder(FLAGS.init_checkpoint)
-        if os.path.exists(os.path.join(folder, run_folder.CONFIG_FILE)):
-            return BertConfig.from_json_file(os.path.join(folder, run_folder.CONFIG_FILE))
-        if os.path.exists(os.path.join(folder, "config.json")):
-            return read_hf_config(folder)
+        try:
+            return model_config(FLAGS.init_checkpoint)
+        except FileNotFoundError:
+            pass  # the message below names the flags
     raise app.UsageError(
         "No model config: pass --bert_config_file, or an --init_checkpoint directory with "
         "bert_config.json (google/keras_bert) or config.json (Hugging Face) in it."
