@@ -56,9 +56,11 @@ class MaskFiller:
             rows.append(ids[-(self.sequence_length - 2):])  # keep the end, where prompts ask
         positions = [[i + 1 for i, t in enumerate(ids) if t == self.mask_id] for ids in rows]  # +1: [CLS]
         for text, found in zip(texts, positions):
+            if not found and MASK in text:
+                raise ValueError(f"{text!r} is longer than {self.sequence_length - 2} tokens and "
+                                 f"its last ones hold no {MASK}: put the {MASK} nearer the end.")
             if not found:
-                raise ValueError(f"No {MASK} in {text!r} (after keeping its last "
-                                 f"{self.sequence_length - 2} tokens): put {MASK} where a word goes.")
+                raise ValueError(f"No {MASK} in {text!r}: put {MASK} where a word goes.")
         ids = {t: self.tokenizer.token_to_id[t] for t in ("[CLS]", "[SEP]", "[PAD]")}
         inputs = pack_segments(rows, sequence_length=self.sequence_length, cls_token_id=ids["[CLS]"],
                                sep_token_id=ids["[SEP]"], pad_token_id=ids["[PAD]"])

@@ -1,4 +1,4 @@
-"""`--init_checkpoint`: warm-start any keras_bert model from any checkpoint kind we read."""
+"""`load_init_checkpoint`: warm-start any keras_bert model from any checkpoint kind we read."""
 
 import json
 import os
@@ -24,8 +24,8 @@ def _check_config(model, config_path, path):
     if differ:
         details = ", ".join(f"{k}: checkpoint {a} vs model {b}" for k, (a, b) in differ.items())
         raise ValueError(
-            f"--init_checkpoint {path} was trained with another config ({details}). Pass "
-            f"--bert_config_file={config_path} or a matching checkpoint."
+            f"{path} was trained with another config ({details}). Build the model from its "
+            f"config, bert_config_file={config_path}, or pass a matching checkpoint."
         )
 
 
@@ -34,7 +34,7 @@ def _check_heads(report, path, require_heads):
         raise ValueError(
             f"{path} has no weights for {', '.join(report.heads_not_in_checkpoint)}: it is not "
             "a fine-tuned checkpoint of this task, so evaluating it would score a random head. "
-            "Pass the <output_dir>/best of a fine-tuning run, or train with --do_train."
+            "Pass the <output_dir>/best of a fine-tuning run, or fine-tune first (`do_train`)."
         )
     return report
 
@@ -66,7 +66,7 @@ def load_init_checkpoint(model, path, require_heads=False):
             _check_heads(report, path, require_heads)
             return f"TF1 checkpoint {path}: {len(report.loaded)} tensors"
         raise FileNotFoundError(
-            f"--init_checkpoint {path}: no checkpoint there (expected a checkpoint prefix with a "
+            f"{path}: no checkpoint there (expected a checkpoint prefix with a "
             ".index file, a training output directory, or an HF model directory)."
         )
     names = dict(tf.train.list_variables(prefix))

@@ -63,7 +63,7 @@ def main(argv):
             encoder, sentences, vocabulary, FLAGS.max_seq_length
         )
     except (ValueError, FileNotFoundError) as e:
-        raise app.UsageError(str(e)) from None
+        raise usage.flag_error(e) from None
     measures["init_checkpoint"] = FLAGS.init_checkpoint
     os.makedirs(os.path.dirname(os.path.abspath(FLAGS.output_json)), exist_ok=True)
     with open(FLAGS.output_json, "w") as f:

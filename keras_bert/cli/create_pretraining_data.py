@@ -93,7 +93,7 @@ def create_pretraining_data(argv_flags):
         outputs = shard_paths(f.output_file, f.num_output_shards)
         tokenizer = BertTokenizer(f.vocab_file, lowercase=f.do_lower_case)
     except (ValueError, FileNotFoundError) as e:
-        raise app.UsageError(str(e)) from None
+        raise usage.flag_error(e) from None
     vocabulary = tokenizer.vocabulary
     special = special_token_ids(vocabulary)
 

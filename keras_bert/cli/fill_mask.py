@@ -49,7 +49,7 @@ def _mask_filler():
     try:
         config = model_config(FLAGS.init_checkpoint)
     except FileNotFoundError as e:
-        raise app.UsageError(f"--init_checkpoint: {e}") from None
+        raise app.UsageError(f"--init_checkpoint: {usage.flag_names(e)}") from None
     tokenizer = ReferenceTokenizer(_vocab_file(), do_lower_case=FLAGS.do_lower_case)
     if len(tokenizer.vocabulary) != config.vocab_size:
         raise app.UsageError(
@@ -60,7 +60,7 @@ def _mask_filler():
     try:
         print(load_init_checkpoint(pretrainer, FLAGS.init_checkpoint, require_heads=True))
     except (ValueError, FileNotFoundError) as e:
-        raise app.UsageError(f"--init_checkpoint: {e}") from None
+        raise app.UsageError(f"--init_checkpoint: {usage.flag_names(e)}") from None
     return MaskFiller(pretrainer, tokenizer, FLAGS.max_seq_length)
 
 
@@ -76,7 +76,7 @@ def main(argv):
     try:
         logits, counts = filler.logits(queries)
     except ValueError as e:
-        raise app.UsageError(str(e)) from None
+        raise usage.flag_error(e) from None
     answers = []
     for query, rows, count in zip(queries, logits, counts):
         masks = []

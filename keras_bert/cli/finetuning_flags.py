@@ -18,6 +18,7 @@ from absl import flags
 
 from keras_bert.atomic_files import atomic_open
 from keras_bert.cli import precision_flags
+from keras_bert.cli import usage
 
 FLAGS = flags.FLAGS
 
@@ -71,7 +72,7 @@ def bert_config():
     try:
         config = _bert_config()
     except (ValueError, FileNotFoundError) as e:
-        raise app.UsageError(str(e)) from None
+        raise usage.flag_error(e) from None
     if FLAGS.max_seq_length > config.max_position_embeddings:
         raise app.UsageError(
             f"--max_seq_length={FLAGS.max_seq_length} exceeds the model's "
@@ -134,7 +135,7 @@ def strategy():
             FLAGS.distribution_strategy, devices=devices, tpu_address=FLAGS.tpu
         )
     except ValueError as e:
-        raise app.UsageError(str(e)) from None
+        raise usage.flag_error(e) from None
 
 
 def num_train_steps(num_examples):
@@ -210,7 +211,7 @@ def warm_start(model, require_head):
     try:
         report = load_init_checkpoint(model, FLAGS.init_checkpoint, require_heads=require_head)
     except (ValueError, FileNotFoundError) as e:
-        raise app.UsageError(f"--init_checkpoint: {e}") from None
+        raise app.UsageError(f"--init_checkpoint: {usage.flag_names(e)}") from None
     print("Initialized from", report)
 
 
@@ -238,7 +239,7 @@ def finetuner(model, strategy, tokenizer, steps, num_examples, evaluate_fn=None,
     try:
         per_replica_batch_size(FLAGS.train_batch_size, strategy)
     except ValueError as e:
-        raise app.UsageError(str(e)) from None
+        raise usage.flag_error(e) from None
     steps_per_epoch = max(1, num_examples // FLAGS.train_batch_size)
     result = Finetuner(
         model, FLAGS.output_dir, steps, min(FLAGS.iterations_per_loop, steps_per_epoch),

@@ -305,7 +305,7 @@ def main(argv):
         variants = experiment_variants(names)
         seeds = [int(s) for s in FLAGS.seeds]
     except ValueError as e:
-        raise app.UsageError(str(e)) from None
+        raise usage.flag_error(e) from None
     lab = Lab(FLAGS.output_dir, variants, seeds)
     if "data" in FLAGS.stages:
         lab.data()

@@ -57,7 +57,7 @@ def _task_and_examples(need_train, need_eval):
         dev = read_classification_examples(find_data_file(FLAGS.data_dir, task.dev_file), task) \
             if need_eval else None
     except (TsvFormatError, FileNotFoundError) as e:
-        raise app.UsageError(str(e)) from None
+        raise usage.flag_error(e) from None
     return task, train, dev
 
 

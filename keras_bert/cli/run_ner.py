@@ -39,7 +39,7 @@ def _read(split):
     try:
         return read_conll(find_data_file(FLAGS.data_dir, f"{split}.txt"))
     except (ConllFormatError, FileNotFoundError) as e:
-        raise app.UsageError(str(e)) from None
+        raise usage.flag_error(e) from None
 
 
 def main(argv):

@@ -230,7 +230,7 @@ def main(argv):
             FLAGS.distribution_strategy, devices=devices, tpu_address=FLAGS.tpu
         )
     except (ValueError, FileNotFoundError) as e:
-        raise app.UsageError(str(e)) from None
+        raise usage.flag_error(e) from None
 
     dtype_policy, jit_compile = precision_flags.apply()
     keras.utils.set_random_seed(FLAGS.random_seed)
@@ -275,7 +275,7 @@ def main(argv):
             budget=budget,
         )
     except ValueError as e:
-        raise app.UsageError(str(e)) from None
+        raise usage.flag_error(e) from None
 
     chief = is_chief(strategy)
     resumed = tf.train.latest_checkpoint(FLAGS.output_dir)
@@ -311,7 +311,7 @@ def main(argv):
         try:
             print("Initialized from", load_init_checkpoint(model, FLAGS.init_checkpoint))
         except (ValueError, FileNotFoundError) as e:
-            raise app.UsageError(f"--init_checkpoint: {e}") from None
+            raise app.UsageError(f"--init_checkpoint: {usage.flag_names(e)}") from None
 
     def dataset_fn(context, batch_size, start_batch):
         return pretraining_dataset(
@@ -359,7 +359,7 @@ def main(argv):
         try:
             results = trainer.evaluate(eval_dataset_fn, FLAGS.max_eval_steps, FLAGS.eval_batch_size)
         except ValueError as e:
-            raise app.UsageError(str(e)) from None
+            raise usage.flag_error(e, {"batch_size": "eval_batch_size"}) from None
         results["global_step"] = int(trainer.global_step.numpy())
         if chief:
             for name, text in (

@@ -47,7 +47,7 @@ def _examples(path, is_training):
     try:
         return read_squad_examples(path, is_training, FLAGS.version_2_with_negative)
     except (SquadFormatError, FileNotFoundError) as e:
-        raise app.UsageError(str(e)) from None
+        raise usage.flag_error(e) from None
 
 
 def _features(examples, tokenizer, is_training, what):
@@ -59,7 +59,7 @@ def _features(examples, tokenizer, is_training, what):
             is_training=is_training,
         )
     except ValueError as e:
-        raise app.UsageError(str(e)) from None
+        raise usage.flag_error(e) from None
     print(
         f"{what}: {len(examples)} questions -> {len(features)} windows of "
         f"{FLAGS.max_seq_length} tokens"

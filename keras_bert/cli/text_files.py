@@ -2,6 +2,8 @@
 
 from absl import app
 
+from keras_bert.cli import usage
+
 
 def input_files(input_file):
     """google's `--input_file` (comma-separated paths or globs) -> sorted paths, or a usage error."""
@@ -10,7 +12,7 @@ def input_files(input_file):
     try:
         return expand_input_files(input_file)
     except FileNotFoundError as e:
-        raise app.UsageError(str(e)) from None
+        raise usage.flag_error(e) from None
 
 
 def read_text(path):

@@ -6,6 +6,10 @@ Here the error is the output: `<program>: <message>` and where the help is, on s
 absl's exit status (1 unless the error sets another). `--help` and flag-parsing errors are
 absl's own, unchanged.
 
+Library code names its arguments in its errors (`` `max_seq_length` ``, `init_checkpoint=...`),
+not flags: it is called from Python too. `flag_error` turns such an error into a usage error
+that names the flags instead (`--max_seq_length`, `--init_checkpoint=...`).
+
 A full disk (or a file-size limit) is the other error a user can fix and should not read a
 traceback for: Python's `OSError` (ENOSPC, EFBIG, EDQUOT) and TensorFlow's errors saying the
 same ("No space left on device", "File too large") become one line too, exit status 1.
@@ -19,6 +23,8 @@ import sys
 from absl import app
 
 
+# Library arguments whose flag has another name, in every CLI.
+_ALIASES = {"tpu_address": "tpu"}
 _DISK_FULL_ERRNOS = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
 _DISK_FULL_TEXT = ("No space left on device", "File too large", "Disk quota exceeded")
 
@@ -42,6 +48,33 @@ def run(main):
             sys.exit(1)
 
     app.run(one_line_errors)
+
+
+def flag_names(message, aliases=None):
+    """`message` with the argument names that are flags of this program written as flags.
+
+    An argument written `` `name` `` becomes `--name`, and `name=` becomes `--name=`, for every
+    `name` that is a defined flag (or a key of `aliases`, which maps an argument name to the
+    flag that sets it: `{"global_batch_size": "train_batch_size"}`). Other words stay.
+    """
+    from absl import flags
+
+    defined = {name for name in flags.FLAGS if len(name) > 1}
+    names = {name: name for name in defined}
+    names.update({k: v for k, v in {**_ALIASES, **(aliases or {})}.items() if v in defined})
+
+    def flag(match):
+        name = match.group(1) or match.group(2)
+        if name not in names:
+            return match.group(0)
+        return f"--{names[name]}" + ("=" if match.group(2) else "")
+
+    return re.sub(r"`(\w+)`|(?<![\w.-])([a-z_][a-z0-9_]*)=", flag, str(message))
+
+
+def flag_error(error, aliases=None):
+    """An `app.UsageError` saying what `error` (a library `ValueError`, say) says, in flag names."""
+    return app.UsageError(flag_names(error, aliases))
 
 
 def is_disk_full(error):

@@ -112,13 +112,13 @@ def read_classification_examples(path, task, has_labels=True):
         if len(row) != expected:
             raise TsvFormatError(
                 f"{where}: {len(row)} tab-separated columns, expected {expected} for task "
-                f"{task.name!r}. Is it the right file for --task_name, with tabs between columns?"
+                f"{task.name!r}. Is it the right file for `task_name`, with tabs between columns?"
             )
         label = row[task.label].strip() if has_labels else task.labels[0]
         if label not in task.labels:
             raise TsvFormatError(
                 f"{where}: label {label!r} is not one of the task's labels {list(task.labels)}. "
-                "Fix the row, or give the full label list (--label_list for a TSV task)."
+                "Fix the row, or give the full label list (`label_list` for a TSV task)."
             )
         text_b = row[task.text_b] if task.text_b is not None else None
         examples.append(ClassificationExample(row[task.text_a], text_b, label, where))

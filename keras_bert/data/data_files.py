@@ -35,5 +35,5 @@ def find_data_file(data_dir, name):
         if os.path.exists(candidate):
             return candidate
     raise FileNotFoundError(
-        f"{path} (or {path}.gz) does not exist: --data_dir must hold the task's {name}."
+        f"{path} (or {path}.gz) does not exist: `data_dir` must hold the task's {name}."
     )

@@ -40,7 +40,7 @@ class DynamicMasker:
         if self.policy.do_whole_word_mask or self.policy.max_span_length > 1:
             raise ValueError(
                 "Whole-word and span masking are static only: create the records with "
-                "--do_whole_word_mask or --max_span_length and train without dynamic masking."
+                "`do_whole_word_mask` or `max_span_length` and train without dynamic masking."
             )
         index = {token: i for i, token in enumerate(vocabulary)}
         self.mask_id = index["[MASK]"]

@@ -23,7 +23,7 @@ def length_grouped_batches(lengths, batch_size, num_batches, seed=0, batches_per
     if len(lengths) < batch_size:
         raise ValueError(
             f"{len(lengths)} training examples are fewer than one batch of {batch_size}; "
-            "lower --train_batch_size or add data."
+            "lower the batch size (`train_batch_size`) or add data."
         )
     rng = np.random.default_rng(seed)
     per_epoch = len(lengths) // batch_size

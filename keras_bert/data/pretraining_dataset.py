@@ -8,7 +8,7 @@ from keras_bert.data.pretraining_records import parse_pretraining_batch
 
 
 def expand_input_files(input_file):
-    """google's `--input_file`: comma-separated paths or glob patterns -> sorted file list."""
+    """google's `input_file`: comma-separated paths or glob patterns -> sorted file list."""
     patterns = [p.strip() for p in input_file.split(",") if p.strip()] if isinstance(
         input_file, str
     ) else list(input_file)
@@ -16,7 +16,7 @@ def expand_input_files(input_file):
     for pattern in patterns:
         matched = sorted(tf.io.gfile.glob(pattern))
         if not matched:
-            raise FileNotFoundError(f"--input_file: no file matches {pattern!r}.")
+            raise FileNotFoundError(f"`input_file`: no file matches {pattern!r}.")
         files.extend(matched)
     return files
 

@@ -229,7 +229,7 @@ def create_packed_instances(
     if not instances:
         raise ValueError(
             f"The documents hold fewer than {row_length} tokens: not one packed row of "
-            f"max_seq_length={max_seq_length}. Give more text or a shorter --max_seq_length."
+            f"max_seq_length={max_seq_length}. Give more text or a shorter `max_seq_length`."
         )
     rng.shuffle(instances)
     return instances

@@ -44,7 +44,7 @@ def shard_paths(output_file, num_shards):
     paths = [p.strip() for p in output_file.split(",") if p.strip()]
     if num_shards > 1:
         if len(paths) != 1:
-            raise ValueError("Give one --output_file path when asking for several shards.")
+            raise ValueError("Give one `output_file` path when asking for several shards.")
         paths = [f"{paths[0]}-{i:05d}-of-{num_shards:05d}" for i in range(num_shards)]
     return paths
 
@@ -137,11 +137,9 @@ def check_pretraining_records(paths, max_seq_length, max_predictions_per_seq):
             feature = found[name]
             size = len(feature.float_list.value) + len(feature.int64_list.value)
             if size != value.shape[0]:
-                flag = "--max_seq_length" if FEATURES[name][1] == "max_seq_length" else (
-                    "--max_predictions_per_seq"
-                )
+                argument = FEATURES[name][1]  # max_seq_length or max_predictions_per_seq
                 raise ValueError(
-                    f"{path}: feature {name} has length {size}, but {flag} gives "
+                    f"{path}: feature {name} has length {size}, but `{argument}` gives "
                     f"{value.shape[0]}. Pass the values the records were created with."
                 )
     if len(set(kinds.values())) > 1:

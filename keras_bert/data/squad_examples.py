@@ -141,7 +141,7 @@ def read_squad_examples(path, is_training, version_2_with_negative=False):
                     raise locator.error(
                         qa_where,
                         f"question {qas_id!r} is a v2.0 unanswerable question; pass "
-                        "--version_2_with_negative to read SQuAD v2.0 files",
+                        "`version_2_with_negative` to read SQuAD v2.0 files",
                         qas_id,
                     )
                 example.is_impossible = bool(is_impossible)

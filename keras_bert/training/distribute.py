@@ -33,20 +33,24 @@ def get_distribution_strategy(name="one_device", devices=None, tpu_address=None)
             tf.tpu.experimental.initialize_tpu_system(resolver)
         except (ValueError, tf.errors.OpError) as e:
             raise ValueError(
-                f"--distribution_strategy=tpu: no TPU found at {tpu_address or '(local)'!r} "
-                f"({str(e).splitlines()[0]}). Pass --tpu=<name or grpc://address> on a TPU VM."
+                f"The tpu strategy found no TPU at {tpu_address or '(local)'!r} "
+                f"({str(e).splitlines()[0]}). Pass the TPU's name or grpc:// address as "
+                "`tpu_address`, on a TPU VM."
             ) from None
         return tf.distribute.TPUStrategy(resolver)
     raise ValueError(f"Unknown distribution strategy {name!r}; use one of {STRATEGIES}.")
 
 
-def per_replica_batch_size(global_batch_size, strategy, accumulation_steps=1):
-    """The batch one replica computes per micro-step; errors if it does not divide evenly."""
-    replicas = strategy.num_replicas_in_sync
-    if global_batch_size % (replicas * accumulation_steps):
+def per_replica_batch_size(train_batch_size, strategy, gradient_accumulation_steps=1):
+    """The batch one replica computes per micro-step; errors if it does not divide evenly.
+
+    `train_batch_size` is the global batch of one optimizer step.
+    """
+    divisor = strategy.num_replicas_in_sync * gradient_accumulation_steps
+    if train_batch_size % divisor:
         raise ValueError(
-            f"--train_batch_size={global_batch_size} must be divisible by the number of replicas "
-            f"({replicas}) times --gradient_accumulation_steps ({accumulation_steps}). Use e.g. "
-            f"{(global_batch_size // (replicas * accumulation_steps) + 1) * replicas * accumulation_steps}."
+            f"train_batch_size={train_batch_size} must be divisible by the number of replicas "
+            f"({strategy.num_replicas_in_sync}) times `gradient_accumulation_steps` "
+            f"({gradient_accumulation_steps}). Use e.g. {(train_batch_size // divisor + 1) * divisor}."
         )
-    return global_batch_size // (replicas * accumulation_steps)
+    return train_batch_size // divisor

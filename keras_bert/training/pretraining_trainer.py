@@ -292,7 +292,7 @@ class PretrainingTrainer:
         replicas = self.strategy.num_replicas_in_sync
         if batch_size % replicas:
             raise ValueError(
-                f"--eval_batch_size={batch_size} must be divisible by the number of replicas ({replicas})."
+                f"batch_size={batch_size} must be divisible by the number of replicas ({replicas})."
             )
         dataset = self.strategy.distribute_datasets_from_function(
             lambda context: dataset_fn(context, batch_size // replicas)

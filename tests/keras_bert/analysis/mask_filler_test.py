@@ -51,6 +51,12 @@ def test_query_without_a_mask_names_the_query():
 
 
 @pytest.mark.backend_portable
+def test_mask_cut_off_by_the_length_says_so():
+    with pytest.raises(ValueError, match="longer than 3 tokens"):
+        make_filler(sequence_length=5).inputs(["the [MASK] sat on the mat"])
+
+
+@pytest.mark.backend_portable
 def test_fill_ranks_by_the_reference_heads():
     filler = make_filler()
     inputs, _ = filler.inputs(["the [MASK] sat ."])

@@ -86,8 +86,8 @@ def test_bad_input_is_one_line(hf_model_dir, tmp_path, args, message):
     output = tmp_path / "answers.json"
     result = run_cli(f"--init_checkpoint={hf_model_dir}", f"--output_file={output}", *args)
     assert result.returncode != 0
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert message in lines[-1], result.stderr[-2000:]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("fill_mask.py: ")]
+    assert len(errors) == 1 and message in errors[0], result.stderr[-2000:]
     assert "Traceback" not in result.stderr
     assert not output.exists()  # nothing half-written
 
@@ -101,5 +101,6 @@ def test_checkpoint_without_masked_lm_head_is_refused(tmp_path):
     (tmp_path / "vocab.txt").write_text("\n".join(VOCAB) + "\n")
     result = run_cli(f"--init_checkpoint={tmp_path}", "it was [MASK]")
     assert result.returncode != 0
-    last = [line for line in result.stderr.splitlines() if line.strip()][-1]
-    assert "--init_checkpoint" in last and "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("fill_mask.py: ")]
+    assert len(errors) == 1 and "--init_checkpoint" in errors[0], result.stderr[-2000:]
+    assert "Traceback" not in result.stderr

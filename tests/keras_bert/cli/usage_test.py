@@ -103,3 +103,24 @@ def test_a_full_disk_is_one_line_and_other_errors_keep_their_traceback(tmp_path)
     done = run_program(tmp_path, "--name=other")
     assert done.returncode == 1 and "Traceback" in done.stderr
     assert done.stderr.splitlines()[-1] == "RuntimeError: not a disk problem"
+
+
+def test_flag_names_write_library_arguments_as_flags(monkeypatch):
+    from absl import flags
+
+    from keras_bert.cli import usage
+
+    values = flags.FlagValues()
+    for name in ("max_seq_length", "init_checkpoint", "tpu", "eval_batch_size"):
+        flags.DEFINE_string(name, None, "", flag_values=values)
+    monkeypatch.setattr(flags, "FLAGS", values)  # flag_names reads the program's flags
+    assert usage.flag_names(
+        "max_seq_length=512 exceeds `init_checkpoint`; foo=3, a.max_seq_length=2 and "
+        "--max_seq_length=3 stay, as does `unknown`; pass `tpu_address`"
+    ) == ("--max_seq_length=512 exceeds --init_checkpoint; foo=3, a.max_seq_length=2 and "
+          "--max_seq_length=3 stay, as does `unknown`; pass --tpu")
+    error = usage.flag_error(ValueError("batch_size=6 must be even"), {"batch_size": "eval_batch_size"})
+    assert str(error) == "--eval_batch_size=6 must be even"
+    # An alias whose flag this program does not define stays an argument name.
+    assert usage.flag_names("`global_batch_size`", {"global_batch_size": "train_batch_size"}) == (
+        "`global_batch_size`")

@@ -62,5 +62,5 @@ def test_generic_tsv_task_with_pairs_and_header(tmp_path):
 
 
 def test_missing_file_says_what_data_dir_needs(tmp_path):
-    with pytest.raises(FileNotFoundError, match="--data_dir must hold the task's dev.tsv"):
+    with pytest.raises(FileNotFoundError, match="`data_dir` must hold the task's dev.tsv"):
         find_data_file(str(tmp_path), "dev.tsv")

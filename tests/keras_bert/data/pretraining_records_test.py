@@ -70,7 +70,7 @@ def test_bad_record_files_name_the_file_and_the_fix(tmp_path):
     good = str(tmp_path / "good.tfrecord")
     with tf.io.TFRecordWriter(good) as writer:
         writer.write(google_example())
-    with pytest.raises(ValueError, match="input_ids has length 8, but --max_seq_length gives 16"):
+    with pytest.raises(ValueError, match="input_ids has length 8, but `max_seq_length` gives 16"):
         check_pretraining_records([good], 16, 3)
     empty = tmp_path / "empty.tfrecord"
     empty.write_bytes(b"")

@@ -70,7 +70,7 @@ def test_mixed_precision_trains(records, tmp_path, policy):
 
 
 def test_batch_not_divisible_by_replicas_times_accumulation(tmp_path):
-    with pytest.raises(ValueError, match=r"--train_batch_size=6 must be divisible .* --gradient_accumulation_steps \(4\)"):
+    with pytest.raises(ValueError, match=r"train_batch_size=6 must be divisible .* `gradient_accumulation_steps` \(4\)"):
         make_trainer(tmp_path, batch=6, gradient_accumulation_steps=4)
 
 
