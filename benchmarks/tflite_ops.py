@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from export.metadata import pack_model, read_model
+from export.tflite.metadata import pack_model, read_model
 
 
 def single_op_models(tflite_bytes):

@@ -7,13 +7,13 @@ Rerun: the command below.
         --calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz \
         --predict_file=../shared/data/squad/dev-v1.1.json.gz --max_examples=160
 
-Builds the calibrated full-int8 graph (`export.qat.int8_graph`, as `export.cli
+Builds the calibrated full-int8 graph (`export.quantization.qat.int8_graph`, as `export.cli
 --quantizations=full_int8` does, 200 calibration examples), then scores it in Keras (fake
 quant, no conversion) with everything quantized, with weights or activations off, and with
 each family of activation fake quants off (a regular expression over the layer path).
 The rise when a family is off is what its int8 grid costs, so the largest rises say where a
 better int8 scheme pays. Keras fake quant tracks the converted model on the reference kernels
-to a step or two (tests/export/qat_test.py).
+to a step or two (tests/export/quantization/qat_test.py).
 """
 
 import argparse
@@ -39,9 +39,9 @@ def main():
     add_task_arguments(parser)
     args = parser.parse_args()
 
-    from export.fake_quant import FakeQuant, WeightFakeQuant, fake_quant_layers
-    from export.qat import int8_graph
-    from export.task_model import load_task_model
+    from export.quantization.fake_quant import FakeQuant, WeightFakeQuant, fake_quant_layers
+    from export.quantization.qat import int8_graph
+    from export.task.task_model import load_task_model
     from keras_bert.checkpoints.run_folder import VOCAB_FILE
     from keras_bert.checkpoints.run_folder import model_folder
 

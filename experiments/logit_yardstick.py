@@ -25,8 +25,8 @@ import numpy as np
 
 import keras_bert
 from experiments.tflite_kernels import RESOLVERS, interpreter
-from export.signature_names import exported_inputs
-from export.task_model import load_task_model
+from export.task.signature_names import exported_inputs
+from export.task.task_model import load_task_model
 from keras_bert.checkpoints import collect_weights
 from keras_bert.checkpoints.run_folder import CONFIG_FILE
 from keras_bert.checkpoints.run_folder import VOCAB_FILE

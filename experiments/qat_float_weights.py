@@ -35,10 +35,10 @@ def main():
 
     import tensorflow as tf
 
-    from export.fake_quant import set_fake_quant_mode
-    from export.qat import quantize_aware
-    from export.task_model import load_task_model
-    from export.verify import keras_outputs
+    from export.quantization.fake_quant import set_fake_quant_mode
+    from export.quantization.qat import quantize_aware
+    from export.task.task_model import load_task_model
+    from export.verification.verify import keras_outputs
     from keras_bert.checkpoints.run_folder import VOCAB_FILE
     from keras_bert.checkpoints.run_folder import model_folder
 

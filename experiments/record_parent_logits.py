@@ -1,14 +1,14 @@
 r"""Records the float parent's logits on a fixed dev slice, for the shipped int8 model's test.
 Makes: apps/models/squad_minilm_int8.parent.npz, the float side of
-tests/export/shipped_model_test.py (apps/models/MODEL_CARD.md).
+tests/export/tflite/shipped_model_test.py (apps/models/MODEL_CARD.md).
 Rerun: the command below.
 
     .venv/bin/python -m experiments.record_parent_logits --init_checkpoint=runs/squad_minilm_ship/out
 
 The shipped `apps/models/squad_minilm_int8.tflite` is quantized from a fine-tuned float Keras
-model. `tests/export/shipped_model_test.py` holds the `.tflite` against that parent: per-window
-logit error, per-question answer agreement and both models' F1 by the official v1.1 rules, on
-the first `--num_questions` questions of the last `--last_articles` dev articles (which no
+model. `tests/export/tflite/shipped_model_test.py` holds the `.tflite` against that parent:
+per-window logit error, per-question answer agreement and both models' F1 by the official v1.1
+rules, on the first `--num_questions` questions of the last `--last_articles` dev articles (which no
 training saw). This writes the parent's side: the windows' token ids (the test checks it builds
 the same windows) and the float32 start / end logits, compressed, next to the model. Re-run it
 whenever the shipped model changes.
@@ -35,8 +35,8 @@ flags.DEFINE_integer("batch_size", 16, "Windows per predict batch.")
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-    from export.data import TaskData
-    from export.task_model import load_task_model
+    from export.task.task_model import load_task_model
+    from export.verification.data import TaskData
     from keras_bert.checkpoints.run_folder import VOCAB_FILE
     from keras_bert.checkpoints.run_folder import model_folder
 

@@ -37,9 +37,9 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 import keras_bert  # noqa: E402
-from export.metadata import add_metadata  # noqa: E402
-from export.tflite import export_tflite, run_tflite  # noqa: E402
-from export.task_model import load_task_model  # noqa: E402
+from export.task.task_model import load_task_model  # noqa: E402
+from export.tflite.conversion import export_tflite, run_tflite  # noqa: E402
+from export.tflite.metadata import add_metadata  # noqa: E402
 from keras_bert.checkpoints.run_folder import VOCAB_FILE, model_folder  # noqa: E402
 from keras_bert.metrics import normalize_answer  # noqa: E402
 

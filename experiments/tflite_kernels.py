@@ -16,7 +16,7 @@ Prints the task score of the same file under the default resolver (XNNPACK deleg
 Android and the Task Library use), the optimized builtin kernels without XNNPACK, and the
 reference kernels. Then, on one input, it lists the int8 ops that compute wrong under each
 builtin kernel set: more than 1 grid step from exact arithmetic on their own int8 inputs
-(`export.int8_ops.op_errors`; the XNNPACK delegate hides its ops' tensors). That is the
+(`export.quantization.int8_ops.op_errors`; the XNNPACK delegate hides its ops' tensors). That is the
 op itself, not error carried in. (Comparing two kernel sets' outputs cannot tell those
 apart: coarse int8 softmax inputs turn a carried one-step difference into tens of steps.)
 This found LiteRT's optimized int8 ADD mis-adding the attention mask (docs/export.md).
@@ -53,7 +53,7 @@ def add_task_arguments(parser):
 
 def task_data(args, vocab_file):
     """`(TaskData, Evaluation)` for the flags of `add_task_arguments`."""
-    from export.data import TaskData
+    from export.verification.data import TaskData
 
     seq = args.max_seq_length or (384 if args.task_name == "squad" else 128)
     data = TaskData(args.task_name, vocab_file, True, seq,
@@ -70,8 +70,8 @@ def main():
     add_task_arguments(parser)
     args = parser.parse_args()
 
-    from export.int8_ops import op_errors
-    from export.signature_names import exported_inputs
+    from export.quantization.int8_ops import op_errors
+    from export.task.signature_names import exported_inputs
 
     _, evaluation = task_data(args, args.vocab_file)
     inputs = exported_inputs(evaluation.inputs)

@@ -18,7 +18,7 @@ from absl import app
 from absl import flags
 from absl import logging
 
-from export.task_model import TASKS
+from export.task.task_model import TASKS
 from keras_bert.cli import usage
 
 FLAGS = flags.FLAGS
@@ -74,20 +74,20 @@ def _file_next_to_checkpoint(flag_value, name, flag):
 
 
 def _labels():
-    from export.task_model import task_labels
+    from export.task.task_model import task_labels
 
     return FLAGS.labels or task_labels(FLAGS.task_name)
 
 
 def _model(config_file):
-    from export.task_model import load_task_model
+    from export.task.task_model import load_task_model
 
     return load_task_model(FLAGS.task_name, FLAGS.init_checkpoint, config_file, _labels())
 
 
 def _quantization_aware_model(data, config_file, name):
     """QAT fine-tuning of a second copy of the model (the float one stays as trained)."""
-    from export.qat_training import quantization_aware_finetune
+    from export.quantization.qat_training import quantization_aware_finetune
 
     inputs, labels = data.training_data(FLAGS.calibration_file, FLAGS.num_qat_examples)
     output_dir = os.path.join(FLAGS.export_dir, "qat", name)
@@ -104,10 +104,10 @@ def main(argv):
     logging.set_verbosity(logging.WARNING)  # TensorFlow's per-function export chatter
     import keras_bert  # noqa: F401  (after flag parsing: TensorFlow start-up is slow)
 
-    from export import data as export_data
-    from export.saved_model import export_saved_model
-    from export.tflite_variants import export_tflite_variants
-    from export.verify import compare_variants, keras_outputs, write_report
+    from export.serving.saved_model import export_saved_model
+    from export.tflite.tflite_variants import export_tflite_variants
+    from export.verification import data as export_data
+    from export.verification.verify import compare_variants, keras_outputs, write_report
 
     unknown = sorted(set(FLAGS.quantizations) - set(VARIANTS))
     if unknown:

@@ -45,6 +45,19 @@ ALLOWED = {
     },
 }
 
+# export/ by concept: subpackage -> the other export subpackages it may import (its own always).
+# task (what is exported: kind, loading, tensor names) and quantization (int8 graphs) are the
+# bottom; serving (SavedModel) and tflite (conversion, metadata) are siblings that never import
+# each other; verification runs all of them; only export/cli.py and export/__init__.py sit above.
+EXPORT_LAYERS = {
+    "task": set(),
+    "quantization": set(),
+    "serving": {"task"},
+    "tflite": {"task", "quantization"},
+    "verification": {"task", "serving", "tflite"},
+}
+EXPORT_TOP = {"__init__.py", "cli.py"}
+
 
 def imports_of(path):
     tree = ast.parse(path.read_text(), filename=str(path))
@@ -104,5 +117,24 @@ def test_library_never_imports_export():
         for path in python_files("keras_bert")
         for line, name in imports_of(path)
         if name == "export" or name.startswith("export.")
+    ]
+    assert offenders == []
+
+
+def test_export_is_folders_by_concept():
+    export = ROOT / "export"
+    folders = {p.parent.name for p in export.glob("*/__init__.py")}
+    top = {p.name for p in export.glob("*.py")}
+    assert (folders, top - EXPORT_TOP) == (set(EXPORT_LAYERS), set())
+
+
+@pytest.mark.parametrize("layer", sorted(EXPORT_LAYERS))
+def test_export_imports_only_lower_layers(layer):
+    may = EXPORT_LAYERS[layer] | {layer}
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in python_files(f"export/{layer}")
+        for line, name in imports_of(path)
+        if name == "export" or (name.startswith("export.") and name.split(".")[1] not in may)
     ]
     assert offenders == []

@@ -6,7 +6,8 @@ r"""Servers under load and abuse (issue 31): the web demo's static server and th
         --model_name=squad --clients=100 --seconds=60 --json=docs/runs/load_standin.json
 
 It starts the server itself on a free loopback port (`node apps/web/server.mjs --port 0`, or
-`export/serving_standin.py --port=0` on a SavedModel base path), with its default limits, then:
+`export/serving/serving_standin.py --port=0` on a SavedModel base path), with its default limits,
+then:
 
 1. **Load**: `--clients` threads, each on its own keep-alive connection, send requests back to
    back for `--seconds` (the web app's files in turn; for the stand-in, one `:predict` of the
@@ -127,7 +128,7 @@ def start_web():
 
 def start_standin(model_base_path, model_name, *extra_args):
     """The stand-in with its default limits (tests pass e.g. `--request_timeout=2`)."""
-    return Server([sys.executable, os.path.join(ROOT, "export", "serving_standin.py"),
+    return Server([sys.executable, os.path.join(ROOT, "export", "serving", "serving_standin.py"),
                    f"--model_base_path={os.path.abspath(model_base_path)}",
                    f"--model_name={model_name}", "--port=0", *extra_args], "http://127.0.0.1:")
 

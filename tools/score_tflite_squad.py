@@ -47,7 +47,7 @@ flags.DEFINE_integer("shard", None, "Run only this share (0-based); without it, 
 def _vocab_file(folder):
     if FLAGS.vocab_file:
         return FLAGS.vocab_file
-    from export.metadata_reader import read_metadata
+    from export.tflite.metadata_reader import read_metadata
 
     with open(FLAGS.model, "rb") as f:
         files = read_metadata(f.read()).get("files", {})
@@ -96,10 +96,10 @@ def main(argv):
     if not os.path.isfile(FLAGS.model):
         raise app.UsageError(f"--model {FLAGS.model} does not exist.")
     import keras_bert
-    from export.data import TaskData
-    from export.data import _load_json
-    from export.signature_names import exported_inputs
-    from export.tflite import tflite_runner
+    from export.task.signature_names import exported_inputs
+    from export.tflite.conversion import tflite_runner
+    from export.verification.data import TaskData
+    from export.verification.data import _load_json
 
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:

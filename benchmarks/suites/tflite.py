@@ -2,7 +2,8 @@
 contract shape (`[1, 384]`), on 1 and 2 threads, with file size and agreement with Keras.
 
 float32 on 2 threads is the reference. `full_int8` converts keras_bert's int8 graph
-(`export.qat.int8_graph`), calibrated here on the benchmark inputs; it is the NPU/DSP format.
+(`export.quantization.qat.int8_graph`), calibrated here on the benchmark inputs; it is the NPU/DSP
+format.
 """
 
 import os
@@ -22,8 +23,8 @@ VARIANTS = ("float32", "float16", "dynamic_int8", "full_int8")
 def run(config_name, options, log=print):
     from ai_edge_litert.interpreter import Interpreter
 
-    from export.signature_names import exported_inputs
-    from export.tflite import export_tflite, tflite_runner
+    from export.task.signature_names import exported_inputs
+    from export.tflite.conversion import export_tflite, tflite_runner
 
     config = configs.bert_config(config_name)
     ours, _, _ = qa_models(config)

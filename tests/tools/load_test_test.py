@@ -34,7 +34,7 @@ def test_web_server_under_load_and_abuse():
 
 @pytest.mark.large
 def test_standin_under_load_and_abuse():
-    from tests.export.serving_test import _shared_tiny_qa
+    from tests.export.serving.serving_test import _shared_tiny_qa
 
     _, _, _, version_dir = _shared_tiny_qa()
     with load_test.start_standin(os.path.dirname(version_dir), "tiny_qa",

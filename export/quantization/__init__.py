@@ -1,0 +1,1 @@
+"""export.quantization: int8 fake-quant layers, outlier profiles, QAT models and training."""

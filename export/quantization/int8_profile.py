@@ -1,0 +1,114 @@
+"""`int8_profile`: float statistics of a BERT model that shape its full-int8 graph."""
+
+import numpy as np
+import tensorflow as tf
+
+from export.quantization.fake_quant import SCORES_MIN_WIDTH
+
+
+def _dimension_groups(peaks, ratio, max_groups):
+    """Splits hidden dimensions into groups of similar peak |activation|, largest first.
+
+    A new group starts where a dimension's peak falls below the current group's largest
+    peak / `ratio`; the last group takes every dimension left (the bulk). Each group then gets
+    its own int8 scale, so one outlier dimension no longer coarsens every other dimension.
+    """
+    order = [int(d) for d in np.argsort(-peaks, kind="stable")]
+    bulk_peak = float(np.median(peaks))
+    groups, current, top = [], [], None
+    for dim in order:
+        if len(groups) == max_groups - 1 or peaks[dim] <= bulk_peak * ratio:
+            break
+        if top is not None and peaks[dim] < top / ratio:
+            groups.append(current)
+            current, top = [], None
+        if top is None:
+            top = peaks[dim]
+        current.append(dim)
+    if current:
+        groups.append(current)
+    taken = {d for group in groups for d in group}
+    bulk = [d for d in range(len(peaks)) if d not in taken]
+    return [sorted(group) for group in groups] + [bulk]
+
+
+def _head_peaks(attention, x, keep):
+    """Each head's largest |attention score| `[N]` over real query and key tokens."""
+    heads, size = attention.num_attention_heads, attention.head_size
+    batch, seq = keep.shape
+
+    def split(t):  # [B, S, N * D] -> [B, N, S, D]
+        return np.asarray(t).reshape(batch, seq, heads, size).transpose(0, 2, 1, 3)
+
+    query, key = split(attention.query_dense(x)), split(attention.key_dense(x))
+    scores = query @ key.transpose(0, 1, 3, 2) / np.sqrt(size)  # [B, N, S, S]
+    pairs = (keep[:, :, None] & keep[:, None, :])[:, None]  # [B, 1, S, S]
+    return np.abs(np.where(pairs, scores, 0.0)).max(axis=(0, 2, 3))
+
+
+def int8_profile(model, inputs, ratio=4.0, max_groups=3, examples=32):
+    """Measures where a float keras_bert model's activations need more than one int8 scale.
+
+    BERT's residual stream carries a few outlier dimensions (in all-MiniLM-L6-v2, dimension
+    99 reaches ~220 on separator tokens while 99 % of values stay under ~2.4). One per-tensor
+    int8 scale for the whole stream then rounds every ordinary value to a step of ~1.7. The
+    profile groups the hidden dimensions by peak magnitude (per-embedding-group quantization,
+    Bondarenko et al. 2021); `quantize_aware` gives each group its own int8 tensors.
+    Attention heads differ the same way: in MiniLM's first layer one head's scores span
+    [-136, 110] while the others stay within ±26, so when some layer's widest head peaks over
+    `ratio` times its narrowest, every head's scores get their own int8 tensor (`head_scales`).
+
+    Args:
+        model: a keras_bert task model (anything with an `encoder`).
+        inputs: dict of int arrays `{token_ids, segment_ids, padding_mask}`; real examples.
+        ratio: float > 1; the peak ratio that starts a new dimension group, and the spread of
+            head peaks that gives heads their own scores tensors. Defaults to 4.
+        max_groups: int >= 1; most dimension groups, the bulk included. Defaults to 3.
+        examples: int; only the first `examples` inputs are run (peaks settle within a few
+            dozen windows). Defaults to 32.
+
+    Returns:
+        a JSON-ready dict: `groups`, lists of hidden dimensions (one list: plain per-tensor);
+        `peaks`, each dimension's largest |activation| on `inputs`; `head_peaks`, each layer's
+        per-head largest |attention score|; and `head_scales`, whether those (each at least
+        `SCORES_MIN_WIDTH / 2`) differ by more than `ratio` in some layer.
+    """
+    if max_groups < 1 or ratio <= 1.0:
+        raise ValueError(f"Need max_groups >= 1 and ratio > 1, got {max_groups} and {ratio}.")
+    inputs = {k: np.asarray(v)[:examples] for k, v in inputs.items()}
+    encoder = model.encoder
+    keep = inputs["padding_mask"].astype(bool)
+    if not keep.any():
+        raise ValueError("int8_profile needs inputs with at least one non-padding token.")
+    mask = tf.constant(inputs["padding_mask"])
+    stream, head_peaks = [], []
+
+    def layer_norm(layer_norm_layer, x):
+        stream.append(np.asarray(x)[keep])
+        out = layer_norm_layer(x)
+        stream.append(np.asarray(out)[keep])
+        return out
+
+    embeddings = encoder.embeddings
+    x = (embeddings.token_embedding(tf.constant(inputs["token_ids"]))
+         + embeddings.segment_embedding(tf.constant(inputs["segment_ids"]))
+         + embeddings.position_embeddings[None, : keep.shape[1]])  # [B, S, H]
+    x = layer_norm(embeddings.layer_norm, x)
+    for layer in encoder.transformer_layers:
+        head_peaks.append(_head_peaks(layer.attention, x, keep))  # [N]
+        attended = layer.attention_output_dense(layer.attention(x, padding_mask=mask))
+        stream.append(np.asarray(attended)[keep])
+        x = layer_norm(layer.attention_layer_norm, x + attended)
+        hidden = layer.output_dense(layer.activation(layer.intermediate_dense(x)))
+        stream.append(np.asarray(hidden)[keep])
+        x = layer_norm(layer.output_layer_norm, x + hidden)
+    peaks = np.max([np.abs(t).max(axis=0) for t in stream], axis=0)  # [H]
+    # Scores ranges are at least SCORES_MIN_WIDTH wide: heads below half that share a grid.
+    floor = SCORES_MIN_WIDTH / 2.0
+    spread = max(float(np.maximum(p, floor).max() / np.maximum(p, floor).min()) for p in head_peaks)
+    return {
+        "groups": _dimension_groups(peaks, ratio, max_groups),
+        "peaks": [round(float(p), 4) for p in peaks],
+        "head_peaks": [[round(float(p), 4) for p in layer] for layer in head_peaks],
+        "head_scales": spread > ratio,
+    }

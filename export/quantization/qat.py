@@ -1,0 +1,504 @@
+"""`quantize_aware`: a keras_bert model with int8 fake quantization where TFLite quantizes."""
+
+import math
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+import keras_bert
+from export.quantization.fake_quant import SCORES_MIN_WIDTH
+from export.quantization.fake_quant import SOFTMAX_RANGE
+from export.quantization.fake_quant import FakeQuant
+from export.quantization.fake_quant import WeightFakeQuant
+from export.quantization.fake_quant import fake_quant_layers
+from export.quantization.fake_quant import set_fake_quant_mode
+
+# The padding-mask addend of keras_bert's SelfAttention (google-research/bert's value).
+_MASK_ADDEND = -10000.0
+
+
+
+def _add_fake_quants(layer, names, ema_decay, **kwargs):
+    # Plain attributes, not a dict: tf.train.Checkpoint does not see into Keras' tracked dicts,
+    # and the ranges must be saved with the weights.
+    for name in names:
+        setattr(layer, f"{name}_fq", FakeQuant(ema_decay, name=name, **kwargs))
+
+
+def _fake_quant_fns(layer, names, training):
+    """`{name: fn(tensor, **kwargs)}` calling the layer's `<name>_fq` in this training mode."""
+    return {
+        n: (lambda t, q=getattr(layer, f"{n}_fq"), **kw: q(t, training=training, **kw))
+        for n in names
+    }
+
+
+class _GroupedDense(keras.layers.Layer):
+    """A `Dense` between the grouped residual stream and a plain tensor, as int8 TFLite ops.
+
+    The stream is a list of `[B, S, H_g]` tensors, one per dimension group (see
+    `export.quantization.int8_profile`), each with its own int8 scale. Reading the stream
+    (`groups_in`) is one FULLY_CONNECTED per group on the matching kernel rows, summed; writing it
+    (`groups_out`) is one per group on the matching kernel columns. Each kernel slice gets its
+    own per-channel int8 scales, as the converter gives each FULLY_CONNECTED.
+    With one group this is the plain `Dense`.
+    """
+
+    def __init__(self, layer, groups, ema_decay, groups_in, fold=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.layer = layer
+        self.groups = groups
+        self.groups_in = groups_in
+        self.fold = fold
+        self.split = len(groups) > 1
+        for g in range(len(groups)):
+            setattr(self, f"kernel_{g}_wq", WeightFakeQuant(name=f"kernel_{g}"))
+            if self.split and groups_in:
+                setattr(self, f"part_{g}_fq", FakeQuant(ema_decay, name=f"part_{g}"))
+                if 0 < g < len(groups) - 1:
+                    setattr(self, f"sum_{g}_fq", FakeQuant(ema_decay, name=f"sum_{g}"))
+
+    def call(self, x, training=None):
+        kernel = tf.convert_to_tensor(self.layer.kernel) * self.fold  # [in, out]
+        bias = tf.convert_to_tensor(self.layer.bias) * self.fold
+        if not self.split:
+            x = x[0] if self.groups_in else x
+            out = tf.matmul(x, self.kernel_0_wq(kernel)) + bias
+            return [out] if not self.groups_in else out
+        if not self.groups_in:  # plain tensor -> one output per group
+            outputs = []
+            for g, dims in enumerate(self.groups):
+                wq = getattr(self, f"kernel_{g}_wq")
+                outputs.append(tf.matmul(x, wq(tf.gather(kernel, dims, axis=1)))
+                               + tf.gather(bias, dims))
+            return outputs
+        last = len(self.groups) - 1
+        total = None  # grouped stream -> plain tensor: partial products, summed
+        for g, (part_in, dims) in enumerate(zip(x, self.groups)):
+            wq = getattr(self, f"kernel_{g}_wq")
+            part = tf.matmul(part_in, wq(tf.gather(kernel, dims, axis=0)))  # [..., out]
+            part = getattr(self, f"part_{g}_fq")(part + bias if g == 0 else part, training=training)
+            total = part if g == 0 else total + part
+            if 0 < g < last:  # the caller quantizes the final sum
+                total = getattr(self, f"sum_{g}_fq")(total, training=training)
+        return total
+
+
+class _LayerNorm(keras.layers.Layer):
+    """LayerNorm over the grouped residual stream, spelled as int8 TFLite ops.
+
+    The sum of squares is one int8 BATCH_MATMUL per token and group (`c . c`, accumulated in
+    int32), not a squared `[B, S, H]` tensor: residual outliers (|c| ~ 200 in MiniLM's first
+    layer) would stretch that tensor's grid to ~49000 / 255, rounding every ordinary square to
+    0. `1/H` moves into the epsilon and `sqrt(H)` into gamma, so no op is spent on them.
+
+    The per-token sum of squares is still one per-tensor int8 range: separator tokens' sums
+    (~49000 in MiniLM's first layer) coarsen ordinary tokens' (~200). Computing rsqrt on two
+    ranges (ordinary / outlier tokens, joined by `tf.where`) was tried: +0.1 F1 in Keras fake
+    quant, and TF 2.21's converter produced a broken int8 graph for it (docs/export.md).
+    """
+
+    def __init__(self, layer, groups, ema_decay, **kwargs):
+        super().__init__(**kwargs)
+        self.layer = layer
+        self.groups = groups
+        self.names = ["mean", "inverse"]
+        for g in range(len(groups)):
+            self.names += [f"centered_{g}", f"squares_{g}", f"normalized_{g}", f"scaled_{g}",
+                           f"output_{g}"]
+            if g:
+                self.names += [f"squares_sum_{g}"]
+            if 0 < g < len(groups) - 1:
+                self.names += [f"mean_sum_{g}"]
+        _add_fake_quants(self, self.names, ema_decay)
+
+    def call(self, x, training=None):
+        fq = _fake_quant_fns(self, self.names, training)
+        width = sum(len(dims) for dims in self.groups)
+        # The mean as a FULLY_CONNECTED on a constant 1/H column (exact int32 accumulation),
+        # not SUM / MEAN: TF 2.21's optimized int8 SUM kernel is off by up to 105 grid steps
+        # from the reference kernel on these rows (found op by op; docs/export.md).
+        mean = None
+        for g, part in enumerate(x):
+            part_mean = tf.matmul(part, tf.fill([part.shape[-1], 1], 1.0 / width))  # [B, S, 1]
+            if g == 0:
+                mean = part_mean
+                continue
+            mean = mean + part_mean
+            if g < len(x) - 1:
+                mean = fq[f"mean_sum_{g}"](mean)
+        mean = fq["mean"](mean)  # [B, S, 1]
+        centered = [fq[f"centered_{g}"](part - mean) for g, part in enumerate(x)]
+        squares = [
+            # [B, S, 1, H_g] @ [B, S, H_g, 1] -> [B, S, 1, 1]: this group's share of H * variance.
+            fq[f"squares_{g}"](tf.matmul(part[..., None, :], part[..., :, None])[..., 0])
+            for g, part in enumerate(centered)
+        ]
+        total = squares[0]
+        for g in range(1, len(squares)):
+            total = fq[f"squares_sum_{g}"](total + squares[g])  # [B, S, 1]
+        floor = width * self.layer.epsilon
+        # max(), not LayerNorm's "+ epsilon": an int8 ADD of a ~1e-10 constant came out wrong by
+        # ~9 grid steps in TF 2.21's kernels (QuantizationDebugger); max() keeps the scale.
+        inverse = fq["inverse"](tf.math.rsqrt(tf.maximum(total, floor)))  # [B, S, 1]
+        gamma = tf.convert_to_tensor(self.layer.gamma) * math.sqrt(width)
+        beta = tf.convert_to_tensor(self.layer.beta)
+        outputs = []
+        for g, (part, dims) in enumerate(zip(centered, self.groups)):
+            normalized = fq[f"normalized_{g}"](part * inverse)  # [B, S, H_g]
+            scaled = fq[f"scaled_{g}"](normalized * _columns(gamma, dims, self.groups))
+            outputs.append(fq[f"output_{g}"](scaled + _columns(beta, dims, self.groups)))
+        return outputs
+
+
+def _columns(t, dims, groups):
+    """`t[..., dims]`, or `t` itself when there is one group (keeps the plain graph plain)."""
+    return t if len(groups) == 1 else tf.gather(t, dims, axis=-1)
+
+
+class _Embeddings(keras.layers.Layer):
+    """`BertEmbeddings` with int8 tables and fake-quantized sums, per dimension group."""
+
+    def __init__(self, layer, groups, ema_decay, **kwargs):
+        super().__init__(**kwargs)
+        self.layer = layer
+        self.groups = groups
+        self.names = []
+        for g in range(len(groups)):
+            self.names += [f"token_table_{g}", f"segment_table_{g}", f"position_table_{g}",
+                           f"token_segment_sum_{g}", f"embedding_sum_{g}"]
+        _add_fake_quants(self, self.names, ema_decay)
+        self.layer_norm = _LayerNorm(layer.layer_norm, groups, ema_decay, name="layer_norm")
+
+    def call(self, token_ids, segment_ids, training=None):
+        layer = self.layer
+        fq = _fake_quant_fns(self, self.names, training)
+        seq = tf.shape(token_ids)[1]
+        tables = (layer.token_embedding.embeddings, layer.segment_embedding.embeddings,
+                  layer.position_embeddings)
+        x = []
+        for g, dims in enumerate(self.groups):
+            # The tables are constants of the TFLite graph, quantized per tensor by their range.
+            token, segment, position = (_columns(tf.convert_to_tensor(t), dims, self.groups)
+                                        for t in tables)
+            tokens = tf.gather(fq[f"token_table_{g}"](token), token_ids)  # [B, S, H_g]
+            segments = tf.gather(fq[f"segment_table_{g}"](segment), segment_ids)  # [B, S, H_g]
+            positions = fq[f"position_table_{g}"](position[:seq])  # [S, H_g]
+            part = fq[f"token_segment_sum_{g}"](tokens + segments)
+            x.append(fq[f"embedding_sum_{g}"](part + positions[None]))  # [B, S, H_g]
+        x = self.layer_norm(x, training=training)
+        return [layer.dropout_layer(part, training=training) for part in x]
+
+
+class _Transformer(keras.layers.Layer):
+    """`TransformerEncoder` (with its `SelfAttention`) and fake quantization after every op."""
+
+    def __init__(self, layer, groups, ema_decay, head_scales=False, **kwargs):
+        super().__init__(**kwargs)
+        self.layer = layer
+        attention = layer.attention
+        self.head_scales = head_scales
+        self.names = ["query", "key", "value", "context", "intermediate", "activation"]
+        for g in range(len(groups)):
+            self.names += [f"attention_output_{g}", f"attention_sum_{g}", f"output_{g}",
+                           f"output_sum_{g}"]
+        _add_fake_quants(self, self.names, ema_decay)
+        # With `head_scales`, each head's softmax inputs are their own tensors ("_0", "_1", ...)
+        # and are shifted to their row maximum (see `_softmax_input`).
+        self.heads = [f"_{h}" for h in range(attention.num_attention_heads)] if head_scales else [""]
+        softmax_inputs = [f"{n}{h}" for h in self.heads for n in ("scores", "masked_scores")]
+        _add_fake_quants(self, softmax_inputs, ema_decay, min_width=SCORES_MIN_WIDTH)
+        self.names += softmax_inputs
+        self.probs_fq = FakeQuant(fixed_range=SOFTMAX_RANGE, name="probs")
+        # 1/sqrt(D) is folded into the query projection: one quantized tensor fewer.
+        self.query_dense = _GroupedDense(attention.query_dense, groups, ema_decay, True,
+                                         1.0 / math.sqrt(attention.head_size), name="query")
+        self.key_dense = _GroupedDense(attention.key_dense, groups, ema_decay, True, name="key")
+        self.value_dense = _GroupedDense(attention.value_dense, groups, ema_decay, True,
+                                         name="value")
+        self.attention_output_dense = _GroupedDense(layer.attention_output_dense, groups,
+                                                    ema_decay, False, name="attention_output")
+        self.intermediate_dense = _GroupedDense(layer.intermediate_dense, groups, ema_decay,
+                                                True, name="intermediate")
+        self.output_dense = _GroupedDense(layer.output_dense, groups, ema_decay, False,
+                                          name="output")
+        self.attention_layer_norm = _LayerNorm(
+            layer.attention_layer_norm, groups, ema_decay, name="attention_layer_norm"
+        )
+        self.output_layer_norm = _LayerNorm(
+            layer.output_layer_norm, groups, ema_decay, name="output_layer_norm"
+        )
+
+    def _masked_range(self, suffix):
+        """`(low, high)` of the masked scores of head `suffix` (`""`: all heads).
+
+        The unmasked scores' `FakeQuant` has the same range (both track the unmasked scores)
+        and, in calibration or EMA training, has already seen this batch (on the first one the
+        masked range is still unset). Learned ranges (`learn_ranges`) are each their own.
+        """
+        masked_fq = getattr(self, f"masked_scores{suffix}_fq")
+        if masked_fq.range_lr_multiplier:
+            return masked_fq.current_range()
+        return getattr(self, f"scores{suffix}_fq").current_range()
+
+    def _mask_addend(self, padding, suffix):
+        """The additive attention mask (`padding`'s shape) from `padding` (1 at padded keys).
+
+        The float model adds -10000. In int8, any addend below the scores' range saturates
+        padded keys at its bottom (softmax maps them to ~0), so the addend is -2x the range's
+        width: the mask ADD's two int8 scales then differ 2x, not ~400x. LiteRT's optimized
+        int8 ADD and XNNPACK mis-add inputs at that ratio: with -10000 (scale 39.2), padded
+        keys came out at the top of the range in 3 of MiniLM's 6 layers (docs/export.md).
+        """
+        if getattr(self, f"scores{suffix}_fq").mode == "off":
+            return padding * _MASK_ADDEND
+        range_low, range_high = self._masked_range(suffix)
+        low = -2.0 * tf.stop_gradient(range_high - range_low)
+        return tf.quantization.fake_quant_with_min_max_vars(padding * low, low, 0.0, num_bits=8)
+
+    def _softmax_input(self, scores, padding, suffix, fq):
+        """The quantized, masked attention scores of one head (`suffix`) or of all heads.
+
+        The masked scores' range is the unmasked scores' range: padded keys saturate at its
+        bottom. On one per-tensor range that bottom is far below every row's top (MiniLM:
+        -136 to -12.5). A single head's range can be ~13 wide (MiniLM layer 5), so a row whose
+        top is near the bottom would give each of hundreds of padded keys a weight of up to
+        exp(-1). With `head_scales`, each row is shifted to its top among real keys and masked
+        again on the range `[-W, 0]` (W the masked scores' range width, so the same int8 step and
+        an exact integer SUB): padded keys then sit at -W <= -12 below every row's top.
+        """
+        scores_fq = getattr(self, f"scores{suffix}_fq")
+        masked = fq[f"masked_scores{suffix}"](
+            scores + self._mask_addend(padding, suffix), observed=scores
+        )
+        if not self.head_scales:
+            return masked
+        top = tf.reduce_max(masked, axis=-1, keepdims=True)  # [B, S, 1]: padded keys are lower
+        if scores_fq.mode != "quantize":  # float: softmax is shift-invariant
+            return masked - top
+        range_low, range_high = self._masked_range(suffix)
+        width = tf.stop_gradient(range_high - range_low)
+
+        def on_grid(t):  # [-W, 0]: zero point 127, the scores' step
+            return tf.quantization.fake_quant_with_min_max_vars(t, -width, 0.0, num_bits=8)
+
+        shifted = on_grid(masked - top)  # [B, S, S]
+        return on_grid(shifted + self._mask_addend(padding, suffix))
+
+    def call(self, x, padding, training=None):
+        # B = batch, S = sequence, H = hidden (H_g in group g), N = heads, D = head size,
+        # I = intermediate. `x` is the grouped residual stream: a list of [B, S, H_g].
+        layer, attention = self.layer, self.layer.attention
+        fq = _fake_quant_fns(self, self.names, training)
+        heads, size = attention.num_attention_heads, attention.head_size
+        batch, seq = tf.shape(x[0])[0], tf.shape(x[0])[1]
+
+        query = fq["query"](self.query_dense(x, training=training))  # [B, S, N * D]
+        key = fq["key"](self.key_dense(x, training=training))  # [B, S, N * D]
+        value = fq["value"](self.value_dense(x, training=training))  # [B, S, N * D]
+        if self.head_scales:  # one [B, S, S] scores tensor per head, each its own int8 scale
+            heads_of = [lambda t, h=h: t[:, :, h * size:(h + 1) * size]  # [B, S, D]
+                        for h in range(heads)]
+            padding = padding[:, 0]  # [B, 1, S]
+        else:  # one [B, N, S, S] tensor
+            heads_of = [lambda t: tf.transpose(tf.reshape(t, (batch, seq, heads, size)),
+                                               (0, 2, 1, 3))]  # [B, N, S, D]
+        contexts = []
+        for suffix, head in zip(self.heads, heads_of):
+            scores = fq[f"scores{suffix}"](tf.matmul(head(query), head(key), transpose_b=True))
+            masked = self._softmax_input(scores, padding, suffix, fq)
+            probs = self.probs_fq(tf.nn.softmax(masked, axis=-1), training=training)
+            probs = attention.dropout_layer(probs, training=training)
+            contexts.append(tf.matmul(probs, head(value)))  # [B, (N,) S, D]
+        if self.head_scales:
+            context = fq["context"](tf.concat(contexts, axis=-1))  # [B, S, N * D]
+        else:
+            context = fq["context"](contexts[0])  # [B, N, S, D]
+            context = tf.reshape(tf.transpose(context, (0, 2, 1, 3)), (batch, seq, heads * size))
+
+        attended = self.attention_output_dense(context, training=training)  # [[B, S, H_g]]
+        summed = []
+        for g, (part, out) in enumerate(zip(x, attended)):
+            out = layer.dropout_layer(fq[f"attention_output_{g}"](out), training=training)
+            summed.append(fq[f"attention_sum_{g}"](part + out))
+        x = self.attention_layer_norm(summed, training=training)
+
+        hidden = fq["intermediate"](self.intermediate_dense(x, training=training))  # [B, S, I]
+        hidden = fq["activation"](layer.activation(hidden))
+        hidden = self.output_dense(hidden, training=training)  # [[B, S, H_g]]
+        summed = []
+        for g, (part, out) in enumerate(zip(x, hidden)):
+            out = layer.dropout_layer(fq[f"output_{g}"](out), training=training)
+            summed.append(fq[f"output_sum_{g}"](part + out))
+        return self.output_layer_norm(summed, training=training)
+
+
+class _Encoder(keras.layers.Layer):
+    """`BertEncoder` -> the grouped `sequence_output` (and the pooled output when asked)."""
+
+    def __init__(self, encoder, groups, ema_decay, pooled, head_scales=False, **kwargs):
+        super().__init__(**kwargs)
+        self.encoder = encoder
+        self.pooled = pooled
+        self.embeddings = _Embeddings(encoder.embeddings, groups, ema_decay, name="embeddings")
+        self.num_blocks = len(encoder.transformer_layers)
+        for i, layer in enumerate(encoder.transformer_layers):  # attributes: see _add_fake_quants
+            setattr(self, f"block_{i}",
+                    _Transformer(layer, groups, ema_decay, head_scales, name=layer.name))
+        # `1 - keep` gets a fixed range: without one, TF 2.21's converter gave that SUB output
+        # the scale of the -10000 product (39.2), so it rounded to 0 and the int8 model
+        # attended to padding (found by comparing every tensor with Keras). Each block makes
+        # its own addend from it (`_Transformer._mask_addend`).
+        self.padding_fq = FakeQuant(fixed_range=(0.0, 1.0), name="padding")
+        if pooled:
+            self.pooler_dense = _GroupedDense(encoder.pooler.dense, groups, ema_decay, True,
+                                              name="pooler_dense")
+            self.pooler_fq = FakeQuant(ema_decay, name="pooler_dense")
+            self.pooled_fq = FakeQuant(ema_decay, name="pooled_output")
+
+    def call(self, inputs, training=None):
+        x = self.embeddings(inputs["token_ids"], inputs["segment_ids"], training=training)
+        keep = tf.cast(inputs["padding_mask"], tf.float32)[:, None, None, :]  # [B, 1, 1, S]
+        padding = self.padding_fq(1.0 - keep, training=training)  # 1 at padded keys
+        for i in range(self.num_blocks):
+            x = getattr(self, f"block_{i}")(x, padding, training=training)  # [[B, S, H_g]]
+        if not self.pooled:
+            return x
+        first = [part[:, 0, :] for part in x]  # [[B, H_g]]
+        pooled = self.pooler_fq(self.pooler_dense(first, training=training), training=training)
+        return x, self.pooled_fq(self.encoder.pooler.dense.activation(pooled), training=training)
+
+
+class _Head(keras.layers.Layer):
+    """A task's final `Dense`, fake-quantized, returning the task model's output structure."""
+
+    def __init__(self, dense, groups, split_span, ema_decay, **kwargs):
+        super().__init__(**kwargs)
+        self.split_span = split_span
+        self.dense = _GroupedDense(dense, groups, ema_decay, True, name="dense")
+        self.logits_fq = FakeQuant(ema_decay, name="logits")
+
+    def call(self, x, training=None):
+        # x: a list of [B, (S,) H_g], one per group of `groups`.
+        logits = self.logits_fq(self.dense(x, training=training), training=training)
+        if self.split_span:  # [B, S, 2] -> two [B, S]
+            return {"start_logits": logits[..., 0], "end_logits": logits[..., 1]}
+        return logits
+
+
+def quantize_aware(model, ema_decay=0.99, profile=None):
+    """Wraps a keras_bert task model for quantization-aware training and full-int8 export.
+
+    The returned model has the same inputs and outputs as `model` and SHARES its variables
+    (training it trains `model`; `model` stays the clean float model). Its forward pass is
+    `model`'s, spelled as the ops the TFLite converter emits, with int8 fake quantization where
+    full-int8 TFLite quantizes: every Dense kernel per output channel (symmetric, as the
+    converter does) and every activation per tensor (asymmetric, EMA-tracked ranges; softmax
+    at TFLite's fixed 1/256 scale). Two export-side changes keep float results but help int8:
+    `1/sqrt(head_size)` is folded into the query kernel, and the masked attention scores are
+    quantized over the range of the unmasked scores, so padded keys saturate at its bottom
+    instead of stretching the grid to -10000 (and the int8 mask addend is -2x that range's
+    width, not -10000: same saturated result, kernel-safe scales). With a `profile`
+    (`export.quantization.int8_profile`), the residual stream is held as one int8 tensor per
+    group of hidden dimensions (same float math; outlier dimensions no longer coarsen the
+    others' int8 grid), and with its
+    `head_scales`, each head's attention scores are their own int8 tensor (one wide head no
+    longer coarsens the other heads' softmax inputs).
+
+    Before training (or to quantize after training only), calibrate the ranges: set
+    `export.quantization.fake_quant.set_fake_quant_mode(qat, "calibrate")`, run `qat.predict`
+    on a few real batches (include padded sequences), then set it back to `"quantize"`
+    (`calibrate` does this). Convert with
+    `export.tflite.conversion.export_tflite(qat, path, seq, "full_int8", inputs)`.
+
+    Args:
+        model: a `keras_bert.BertQuestionAnswerer`, `BertClassifier` or `BertTokenClassifier`.
+        ema_decay: float, see `FakeQuant`. Defaults to 0.99.
+        profile: optional dict from
+            `export.quantization.int8_profile.int8_profile(model, inputs)`; `None` keeps one
+            int8 scale per stream tensor and per layer's attention scores.
+
+    Returns:
+        a `keras.Model` taking `{token_ids, segment_ids, padding_mask}` int32 `[batch, seq]`.
+    """
+    if isinstance(model, keras_bert.BertQuestionAnswerer):
+        dense, split_span, feature = model.span_head.dense, True, "sequence"
+    elif isinstance(model, keras_bert.BertTokenClassifier):
+        dense, split_span, feature = model.classification_head.dense, False, "sequence"
+    elif isinstance(model, keras_bert.BertClassifier):
+        dense, split_span, feature = model.classification_head.dense, False, "pooled"
+    else:
+        raise TypeError(
+            f"quantize_aware supports BertQuestionAnswerer, BertClassifier and "
+            f"BertTokenClassifier, got {type(model).__name__}. Wrap the encoder in one of them."
+        )
+    inputs = {
+        name: keras.Input(shape=(None,), dtype="int32", name=name)
+        for name in ("token_ids", "segment_ids", "padding_mask")
+    }
+    width = model.encoder.embeddings.token_embedding.embeddings.shape[-1]
+    profile = profile or {}
+    groups = [list(g) for g in profile.get("groups", [range(width)])]
+    if sorted(d for g in groups for d in g) != list(range(width)):
+        raise ValueError(
+            f"profile['groups'] must split the {width} hidden dimensions into disjoint lists; "
+            "make it with export.quantization.int8_profile.int8_profile(model, inputs) "
+            "for this model."
+        )
+    encoder = _Encoder(model.encoder, groups, ema_decay, feature == "pooled",
+                       bool(profile.get("head_scales")), name="encoder")
+    features = encoder(inputs)
+    head_groups = groups
+    if feature == "pooled":  # one plain [B, H] tensor: a single group of all dimensions
+        features = [model.classification_head.dropout_layer(features[1])]
+        head_groups = [list(range(width))]
+    elif not split_span:
+        features = [model.classification_head.dropout_layer(part) for part in features]
+    outputs = _Head(dense, head_groups, split_span, ema_decay, name="head")(features)
+    qat = keras.Model(inputs, outputs, name=f"{model.name}_qat")
+    # The range deltas now exist as trainable tf.Variables (which a GradientTape watches);
+    # they stay out of the trainable weights until `learn_ranges` turns them on.
+    for layer in fake_quant_layers(qat, FakeQuant):
+        layer.range_delta.trainable = False
+    return qat
+
+
+def calibrate(qat_model, inputs, batch_size=16, num_batches=None, only_unseen=False):
+    """Sets a `quantize_aware` model's ranges from real `inputs` (a dict of int arrays).
+
+    The first batch sets each range and later ones move it by the layers' EMA. Include padded
+    sequences: the attention mask's ranges must see them. With `only_unseen`, only ranges that
+    never saw data (e.g. layers a restored checkpoint lacks) are set, while every other fake
+    quant quantizes. Leaves the model in `"quantize"` mode. Returns `qat_model`.
+    """
+    count = len(inputs["token_ids"])
+    if count == 0:
+        raise ValueError("The calibration set is empty: pass real examples (100+ is usual).")
+    if num_batches:
+        count = min(count, batch_size * num_batches)
+    set_fake_quant_mode(qat_model, "calibrate")
+    if only_unseen:
+        for layer in fake_quant_layers(qat_model, FakeQuant):
+            if layer.fixed_range or float(layer.seen) > 0:
+                layer.mode = "quantize"
+    qat_model.predict({k: np.asarray(v)[:count] for k, v in inputs.items()},
+                      batch_size=batch_size, verbose=0)
+    set_fake_quant_mode(qat_model, "quantize")
+    return qat_model
+
+
+def int8_graph(model, representative_inputs):
+    """The calibrated full-int8 graph of a float keras_bert task model (post-training).
+
+    Profiles the model's outlier dimensions on the first inputs
+    (`export.quantization.int8_profile`), builds `quantize_aware(model, profile=...)` and
+    calibrates its ranges on all of `representative_inputs`. Converting the result with
+    `export.tflite.conversion.export_tflite(..., quantization="full_int8")` is post-training
+    full int8 that keeps the padding mask, the attention scores and the outlier dimensions on usable
+    int8 grids (the float graph through the converter loses all three; docs/export.md).
+    """
+    from export.quantization.int8_profile import int8_profile
+
+    profile = int8_profile(model, representative_inputs)
+    return calibrate(quantize_aware(model, profile=profile), representative_inputs)

@@ -1,0 +1,179 @@
+"""`quantization_aware_finetune`: a few hundred QAT steps on a task's training data, resumable."""
+
+import json
+import os
+import time
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+import keras_bert
+from keras_bert.training.optimizer import decay_exempt_variables
+from export.quantization.fake_quant import freeze_ranges
+from export.quantization.fake_quant import learn_ranges
+from export.quantization.int8_profile import int8_profile
+from export.quantization.qat import calibrate
+from export.quantization.qat import quantize_aware
+
+
+def _load_or_make_profile(model, inputs, output_dir):
+    """The run's int8 profile: made once, then read back (a resumed run needs the same graph)."""
+    path = os.path.join(output_dir, "int8_profile.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    profile = int8_profile(model, inputs)
+    with open(path, "w") as f:
+        json.dump(profile, f)
+    return profile
+
+
+def _losses(qat, soft):
+    loss = (keras.losses.CategoricalCrossentropy(from_logits=True) if soft
+            else keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    if isinstance(qat.output, dict):  # question answering: mean of the start and end losses
+        return {"start_logits": loss, "end_logits": loss}, {"start_logits": 0.5, "end_logits": 0.5}
+    return loss, None
+
+
+def _teacher_targets(model, inputs, labels, weight, output_dir, batch_size):
+    """`labels` as distributions mixed with the float model's: `(1 - weight) * one_hot +
+    weight * softmax(teacher logits)` (padded positions get 0). The cross-entropy against
+    them is `(1 - weight) * CE(labels) + weight * CE(teacher)`. The teacher's probabilities
+    are computed once, before any QAT step, and kept in `output_dir` for resumed runs.
+    """
+    path = os.path.join(output_dir, "teacher.npz")
+    if os.path.exists(path):
+        teacher = dict(np.load(path))
+    else:
+        outputs = model.predict(inputs, batch_size=batch_size, verbose=0)
+        outputs = outputs if isinstance(outputs, dict) else {"logits": outputs}
+        teacher = {}
+        for name, logits in outputs.items():
+            if name != "logits":  # span logits: padded positions are not answers
+                logits = np.where(inputs["padding_mask"] > 0, logits, -np.inf)
+            teacher[name] = tf.nn.softmax(logits, axis=-1).numpy().astype(np.float32)
+        np.savez(path, **teacher)
+
+    def mix(hard, soft):
+        return ((1.0 - weight) * np.eye(soft.shape[-1], dtype=np.float32)[np.asarray(hard)]
+                + weight * soft)
+
+    if isinstance(labels, dict):
+        return {name: mix(labels[name], teacher[name]) for name in labels}
+    return mix(labels, teacher["logits"])
+
+
+def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_size=16,
+                                learning_rate=2e-5, warmup_steps=20, save_every=25, seed=0,
+                                teacher_weight=0.0, range_lr_multiplier=0.0, log=print):
+    """Quantization-aware fine-tuning of a float task model, checkpointed and resumable.
+
+    Builds the int8 graph (`export.quantization.int8_profile` + `quantize_aware`, sharing `model`'s
+    variables), calibrates its ranges on the first batches and freezes them
+    (`export.quantization.fake_quant.freeze_ranges`; or, with `range_lr_multiplier`, learns
+    them too), then trains `steps` optimizer steps with `model.fit`:
+    AdamW with warmup and linear decay (the BERT recipe), global clip norm 1.0, length-grouped
+    batches. With `teacher_weight`, the targets mix in the float model's own predictions
+    (knowledge distillation from the model being quantized). `output_dir/ckpt` holds model, ranges and optimizer every
+    `save_every` steps; calling again with the same arguments resumes from the last one.
+
+    Args:
+        model: a float `BertQuestionAnswerer` or `BertClassifier` (trained in place).
+        inputs: dict of int arrays `{token_ids, segment_ids, padding_mask}` `[n, seq]`.
+        labels: `{start_logits, end_logits}` positions (QA) or an int array `[n]` (classes).
+        output_dir: str, for the checkpoints, `int8_profile.json` and `state.json`.
+        steps: int >= 1, optimizer steps.
+        learning_rate: peak learning rate. Defaults to 2e-5 (4e-5 cost MiniLM's float
+            weights 4.9 F1 in 300 steps; docs/export.md).
+        teacher_weight: float in [0, 1]; the float model's share of the targets (0: the
+            labels only; 1: the float model's output distribution only). Defaults to 0.
+        range_lr_multiplier: float >= 0. 0 (the default) keeps the calibrated ranges; above
+            0 they are trained with the weights (LSQ gradient,
+            `export.quantization.fake_quant.learn_ranges`), each end moving by up to about
+            `learning_rate * range_lr_multiplier` of its range's width a step, and written into
+            the ranges when training ends.
+
+    Returns:
+        the trained `quantize_aware` model; convert it with
+        `export.tflite.conversion.export_tflite(..., quantization="full_int8")`.
+    """
+    if isinstance(model, keras_bert.BertTokenClassifier):
+        raise ValueError("QAT fine-tuning supports SQuAD and GLUE models; not token classifiers yet.")
+    if steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}.")
+    if not 0.0 <= teacher_weight <= 1.0:
+        raise ValueError(f"teacher_weight must be in [0, 1], got {teacher_weight}.")
+    if range_lr_multiplier < 0.0:
+        raise ValueError(f"range_lr_multiplier must be >= 0, got {range_lr_multiplier}.")
+    if len(inputs["token_ids"]) < batch_size:
+        raise ValueError(
+            f"QAT needs at least batch_size={batch_size} training examples, "
+            f"got {len(inputs['token_ids'])}."
+        )
+    os.makedirs(output_dir, exist_ok=True)
+    profile = _load_or_make_profile(model, inputs, output_dir)
+    log(f"int8 dimension groups: {[g if len(g) < 10 else f'{len(g)} dims' for g in profile['groups']]}")
+    qat = quantize_aware(model, profile=profile)
+    deltas = learn_ranges(qat, range_lr_multiplier) if range_lr_multiplier else []
+    optimizer = keras_bert.training.create_optimizer(
+        qat, learning_rate, steps, min(warmup_steps, steps), global_clipnorm=1.0
+    )
+    if deltas:  # create_optimizer's exemptions are replaced, not extended, by a second call
+        optimizer.exclude_from_weight_decay(var_list=decay_exempt_variables(qat) + deltas)
+    if teacher_weight > 0.0:
+        labels = _teacher_targets(model, inputs, labels, teacher_weight, output_dir, batch_size)
+    loss, loss_weights = _losses(qat, soft=teacher_weight > 0.0)
+    qat.compile(optimizer=optimizer, loss=loss, loss_weights=loss_weights)
+    checkpoint = tf.train.Checkpoint(model=qat, optimizer=optimizer)
+    manager = tf.train.CheckpointManager(checkpoint, os.path.join(output_dir, "ckpt"), 3)
+    state_path = os.path.join(output_dir, "state.json")
+    done = 0
+    if manager.latest_checkpoint:
+        optimizer.build(qat.trainable_variables)
+        qat({k: v[:1] for k, v in inputs.items()})
+        # Not assert_existing_objects_matched: fake quants added to the graph since the
+        # checkpoint was written are allowed (and calibrated below).
+        checkpoint.restore(manager.latest_checkpoint).assert_nontrivial_match().expect_partial()
+        with open(state_path) as f:
+            done = json.load(f)["step"]
+        log(f"resumed from {manager.latest_checkpoint} at step {done}")
+        # Ranges the checkpoint does not hold (a graph changed since it was written) are
+        # calibrated now, with every restored range quantizing.
+        calibrate(qat, inputs, batch_size, num_batches=8, only_unseen=True)
+    else:
+        calibrate(qat, inputs, batch_size, num_batches=8)
+    freeze_ranges(qat)  # train the weights against the calibrated (or learned) ranges
+    if done < steps:
+        _fit(qat, inputs, labels, steps, done, batch_size, seed, manager, checkpoint,
+             state_path, save_every)
+    if deltas:
+        learn_ranges(qat, 0.0)  # the learned ranges become the ranges the converter reads
+    return qat
+
+
+def _fit(qat, inputs, labels, steps, done, batch_size, seed, manager, checkpoint, state_path,
+         save_every):
+    """Trains `qat` from step `done` to `steps`, checkpointing every `save_every` steps."""
+    dataset = keras_bert.data.length_grouped_dataset(
+        inputs, (labels,), batch_size, steps, seed
+    ).skip(done)
+    from tqdm import tqdm
+
+    bar = tqdm(total=steps, initial=done, desc="QAT", unit="step")
+
+    class _Save(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            step = done + batch + 1
+            bar.update(1)
+            bar.set_postfix(loss=f"{logs['loss']:.4f}")
+            if step % save_every == 0 or step == steps:
+                manager.save(checkpoint_number=step)
+                with open(state_path, "w") as f:
+                    json.dump({"step": step, "loss": float(logs["loss"]),
+                               "time": time.strftime("%Y-%m-%d %H:%M:%S")}, f)
+
+    qat.fit(dataset, epochs=1, steps_per_epoch=steps - done, callbacks=[_Save()], verbose=0)
+    bar.close()
+

@@ -1,0 +1,1 @@
+"""export.serving: TF Serving SavedModels, their raw-text signatures, warm-up, a REST stand-in."""

@@ -1,0 +1,1 @@
+"""export.task: which task model is exported, how it is loaded, and its exported tensor names."""

@@ -1,0 +1,55 @@
+"""`load_task_model`: a fine-tuned keras_bert task model rebuilt from its config and weights."""
+
+import os
+
+# The tasks the exporter has data readers for (`export.verification.data.TaskData`). keras_bert
+# (and so TensorFlow) is imported inside the functions: `python -m export.cli --help` stays fast.
+TASKS = ("squad", "sst-2", "mrpc", "cola", "rte", "conll2003")
+
+
+def task_labels(task_name):
+    """The class names of `task_name` in class-id order (`None` for SQuAD's spans)."""
+    import keras_bert
+
+    if task_name not in TASKS:
+        raise ValueError(f"Unknown task {task_name!r}; choose from {TASKS}.")
+    if task_name == "squad":
+        return None
+    if task_name == "conll2003":
+        return list(keras_bert.data.CONLL2003_LABELS)
+    return list(keras_bert.data.GLUE_TASKS[task_name].labels)
+
+
+def load_task_model(task_name, init_checkpoint, config_file=None, labels=None, log=print):
+    """The fine-tuned model of `task_name` with its weights from `init_checkpoint`.
+
+    Args:
+        task_name: one of `TASKS`; picks `BertQuestionAnswerer` (squad),
+            `BertTokenClassifier` (conll2003) or `BertClassifier` (GLUE).
+        init_checkpoint: a fine-tuning output dir (its `best/`) or a TF1 checkpoint;
+            the task head must be in it.
+        config_file: `bert_config.json`; defaults to the one next to `init_checkpoint`'s
+            weights (`run_folder.model_folder`).
+        labels: class names; defaults to `task_labels(task_name)` (only their count is used).
+        log: called with the checkpoint loader's summary line.
+
+    Returns:
+        the task model.
+    """
+    import keras_bert
+    from keras_bert.checkpoints import load_init_checkpoint
+    from keras_bert.checkpoints.run_folder import CONFIG_FILE
+    from keras_bert.checkpoints.run_folder import model_folder
+
+    labels = labels or task_labels(task_name)
+    config_file = config_file or os.path.join(model_folder(init_checkpoint), CONFIG_FILE)
+    config = keras_bert.BertConfig.from_json_file(config_file)
+    encoder = keras_bert.BertEncoder.from_bert_config(config)
+    if task_name == "squad":
+        model = keras_bert.BertQuestionAnswerer(encoder)
+    elif task_name == "conll2003":
+        model = keras_bert.BertTokenClassifier(encoder, len(labels))
+    else:
+        model = keras_bert.BertClassifier(encoder, len(labels))
+    log(load_init_checkpoint(model, init_checkpoint, require_heads=True))
+    return model
