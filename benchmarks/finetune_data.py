@@ -29,7 +29,7 @@ def sst2(data_dir, num_examples, max_seq_length=128, seed=0):
     with gzip.open(_existing(data_dir, "glue/SST-2/train.tsv.gz"), "rt", encoding="utf-8") as f:
         rows = [line.rstrip("\n").split("\t") for line in f][1:]
     rows = [rows[i] for i in np.random.default_rng(seed).permutation(len(rows))[:num_examples]]
-    preprocessor = BertPreprocessor(_existing(data_dir, VOCAB), max_seq_length, lowercase=True)
+    preprocessor = BertPreprocessor(_existing(data_dir, VOCAB), max_seq_length, do_lower_case=True)
     inputs = {k: v.numpy() for k, v in preprocessor([r[0] for r in rows]).items()}
     return inputs, np.array([int(r[1]) for r in rows], np.int32)
 

@@ -27,12 +27,12 @@ def sst2_prompt(filler, sentences, labels, batch_size=128):
     """Raw and median-threshold zero-shot accuracy of `filler` (a `MaskFiller`) on SST-2."""
     import numpy as np
 
-    index = filler.tokenizer.token_to_id
-    missing = [w for w in POSITIVE_WORDS + NEGATIVE_WORDS if w not in index]
+    tokenizer = filler.tokenizer
+    missing = [w for w in POSITIVE_WORDS + NEGATIVE_WORDS if w not in tokenizer.vocabulary]
     if missing:
         raise ValueError(f"The vocabulary lacks the label words {missing}; the prompt needs whole-word entries.")
-    positive = [index[w] for w in POSITIVE_WORDS]
-    negative = [index[w] for w in NEGATIVE_WORDS]
+    positive = [tokenizer.token_to_id(w) for w in POSITIVE_WORDS]
+    negative = [tokenizer.token_to_id(w) for w in NEGATIVE_WORDS]
     scores = []
     for start in range(0, len(sentences), batch_size):
         batch = sentences[start:start + batch_size]

@@ -19,12 +19,11 @@ from absl import flags
 from absl import logging
 
 from export.task.task_model import TASKS
+from export.tflite.conversion import QUANTIZATIONS
+from export.tflite.tflite_variants import VARIANTS
 from keras_bert.cli import usage
 
 FLAGS = flags.FLAGS
-
-VARIANTS = ("float32", "float16", "dynamic_int8", "full_int8", "qat_int8")
-DEFAULT_VARIANTS = ("float32", "float16", "dynamic_int8", "full_int8")
 
 flags.DEFINE_enum("task_name", None, TASKS, "The fine-tuned task (picks the model and its data).")
 flags.DEFINE_string("init_checkpoint", None, "A fine-tuning output_dir (its best/), or a TF1 checkpoint dir.")
@@ -39,8 +38,9 @@ flags.DEFINE_string("export_dir", None, "Base directory for every artefact.")
 flags.DEFINE_string("model_name", None, "TF Serving model name (default: the task name).")
 flags.DEFINE_integer("version", None, "SavedModel version (default: the next free one).")
 flags.DEFINE_list("formats", ["saved_model", "tflite"], "saved_model and/or tflite.")
-flags.DEFINE_list("quantizations", list(DEFAULT_VARIANTS),
-                  f"TFLite variants, of {VARIANTS} (qat_int8: full int8 after QAT fine-tuning).")
+flags.DEFINE_list("quantizations", list(QUANTIZATIONS),
+                  f"TFLite variants, of {VARIANTS} (qat_int8: full int8 after QAT fine-tuning; "
+                  "the default is every post-training one).")
 flags.DEFINE_string("calibration_file", None, "Data for full-int8 calibration and QAT (a train file).")
 flags.DEFINE_integer("num_calibration_examples", 200, "Calibration inputs (padded ones included).")
 flags.DEFINE_integer("qat_steps", 1200,
@@ -131,7 +131,7 @@ def main(argv):
     version_dir = None
     if "saved_model" in FLAGS.formats:
         version_dir = export_saved_model(
-            model, FLAGS.export_dir, name, vocab_file, seq, lowercase=FLAGS.do_lower_case,
+            model, FLAGS.export_dir, name, vocab_file, seq, do_lower_case=FLAGS.do_lower_case,
             labels=_labels(), text_pair=data.text_pair, version=FLAGS.version,
             squad_options=squad_options if FLAGS.task_name == "squad" else None,
         )

@@ -1,4 +1,7 @@
-"""`keras_bert_export`: registers a public symbol for `.keras` saving and records its public name."""
+"""`keras_bert_export`: registers a public symbol for `.keras` saving and records its public name.
+
+`renamed_config_keys` lets `from_config` load configs saved under an argument's older name.
+"""
 
 import keras
 
@@ -22,3 +25,17 @@ def keras_bert_export(path):
         return symbol
 
     return decorator
+
+
+def renamed_config_keys(config, renames):
+    """A copy of a saved layer `config` with the keys of renamed arguments under their new names.
+
+    `renames` maps an old argument name to its current one. Only `from_config` uses this: the
+    constructors take the current names alone, and `.keras` files saved before a rename (their
+    configs hold the old key) still load.
+    """
+    config = dict(config)
+    for old, new in renames.items():
+        if old in config:
+            config.setdefault(new, config.pop(old))
+    return config

@@ -9,7 +9,7 @@ from export.serving.text_packing import pack
 
 
 def add_classifier_text_endpoint(
-    archive, model, vocab_file, labels_file, max_seq_length, lowercase=True, text_pair=False,
+    archive, model, vocab_file, labels_file, max_seq_length, do_lower_case=True, text_pair=False,
     name="serve_text",
 ):
     """Adds `name` to a `keras.export.ExportArchive`: text in, label and scores out.
@@ -26,7 +26,7 @@ def add_classifier_text_endpoint(
 
     Empty or whitespace-only texts fail with an error naming the input and batch index.
     """
-    tokenizer = keras_bert.BertTokenizer(vocab_file, lowercase=lowercase, name="tokenizer")
+    tokenizer = keras_bert.BertTokenizer(vocab_file, do_lower_case=do_lower_case, name="tokenizer")
     special = keras_bert.special_token_ids(tokenizer.vocabulary)
     vocab = line_table(vocab_file, default="[UNK]")
     labels = line_table(labels_file)

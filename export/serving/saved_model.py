@@ -30,7 +30,7 @@ def export_saved_model(
     model_name,
     vocab_file,
     max_seq_length,
-    lowercase=True,
+    do_lower_case=True,
     labels=None,
     text_pair=False,
     version=None,
@@ -52,7 +52,7 @@ def export_saved_model(
 
     `assets.extra/tf_serving_warmup_requests` holds one request per signature (TF Serving
     runs them as the version loads); `assets.extra/keras_bert_export.json` records the task,
-    lengths, labels and signatures.
+    lengths, `do_lower_case`, labels, signatures and the bert_config.
     Everything is written to a temporary directory next to the target and renamed into place
     at the end, so TF Serving (which polls for new numeric versions) never sees a partial
     export, and a failure leaves nothing behind.
@@ -64,7 +64,7 @@ def export_saved_model(
         model_name: str, TF Serving's model name.
         vocab_file: str, the model's `vocab.txt`.
         max_seq_length: int, the text signature's sequence length (QA: window length).
-        lowercase: bool, google's `do_lower_case`.
+        do_lower_case: bool, lower-case and strip accents (google's name); match the model.
         labels: list of str, class names in class-id order (classifiers, token classifiers).
         text_pair: bool, the classifier's text signature takes `text_a` and `text_b`.
         version: int, the version directory; defaults to one more than the newest there.
@@ -116,7 +116,7 @@ def export_saved_model(
         _add_ids_endpoint(archive, model, kind, jit_compile)
         if text_signature:
             _add_text_endpoint(
-                archive, model, kind, vocab_copy, labels_copy, max_seq_length, lowercase,
+                archive, model, kind, vocab_copy, labels_copy, max_seq_length, do_lower_case,
                 text_pair, squad_options or {},
             )
         target = os.path.join(staging, "model")
@@ -124,7 +124,7 @@ def export_saved_model(
         info = {
             "task": kind,
             "max_seq_length": max_seq_length,
-            "lowercase": lowercase,
+            "do_lower_case": do_lower_case,
             "labels": labels,
             "text_pair": text_pair if kind == kinds.CLASSIFICATION else None,
             "signatures": [DEFAULT_SIGNATURE] + ([TEXT_SIGNATURE] if text_signature else []),
@@ -133,7 +133,7 @@ def export_saved_model(
             "keras_bert_version": keras_bert.__version__,
         }
         write_warmup_requests(
-            target, _warmup_requests(kind, vocab_copy, max_seq_length, lowercase, text_pair,
+            target, _warmup_requests(kind, vocab_copy, max_seq_length, do_lower_case, text_pair,
                                      text_signature),
             model_name=model_name,
         )
@@ -159,11 +159,14 @@ _WARMUP_TEXT = {
 }
 
 
-def _warmup_requests(kind, vocab_file, max_seq_length, lowercase, text_pair, text_signature):
+def _warmup_requests(kind, vocab_file, max_seq_length, do_lower_case, text_pair,
+                     text_signature):
     texts = dict(_WARMUP_TEXT[kind])
     if kind == kinds.CLASSIFICATION and text_pair:
         texts["text_b"] = ["And its partner sentence."]
-    preprocessor = keras_bert.BertPreprocessor(vocab_file, max_seq_length, lowercase=lowercase)
+    preprocessor = keras_bert.BertPreprocessor(
+        vocab_file, max_seq_length, do_lower_case=do_lower_case
+    )
     first = next(iter(texts.values()))
     ids = {k: v.numpy() for k, v in preprocessor(first).items()}
     requests = [{"signature_name": DEFAULT_SIGNATURE, "inputs": {
@@ -281,22 +284,22 @@ def _add_ids_endpoint(archive, model, kind, jit_compile=False):
 
 
 def _add_text_endpoint(
-    archive, model, kind, vocab_file, labels_file, max_seq_length, lowercase, text_pair,
+    archive, model, kind, vocab_file, labels_file, max_seq_length, do_lower_case, text_pair,
     squad_options,
 ):
     if kind == kinds.CLASSIFICATION:
         add_classifier_text_endpoint(
-            archive, model, vocab_file, labels_file, max_seq_length, lowercase, text_pair,
+            archive, model, vocab_file, labels_file, max_seq_length, do_lower_case, text_pair,
             name=TEXT_SIGNATURE,
         )
     elif kind == kinds.TOKEN_CLASSIFICATION:
         add_token_classifier_text_endpoint(
-            archive, model, vocab_file, labels_file, max_seq_length, lowercase,
+            archive, model, vocab_file, labels_file, max_seq_length, do_lower_case,
             name=TEXT_SIGNATURE,
         )
     else:
         serve = squad_text_function(
-            model, vocab_file, lowercase=lowercase, max_seq_length=max_seq_length,
+            model, vocab_file, do_lower_case=do_lower_case, max_seq_length=max_seq_length,
             **squad_options,
         )
         archive.track(serve)

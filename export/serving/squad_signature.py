@@ -18,7 +18,7 @@ _NO_SCORE = tf.float64.min
 def squad_text_function(
     model,
     vocabulary,
-    lowercase=True,
+    do_lower_case=True,
     max_seq_length=384,
     doc_stride=128,
     max_query_length=64,
@@ -45,7 +45,8 @@ def squad_text_function(
             `token_ids`, `segment_ids`, `padding_mask` `[windows, max_seq_length]` and
             returning `start_logits`, `end_logits`.
         vocabulary: str path of the model's `vocab.txt` (becomes an asset), or a list of tokens.
-        lowercase: bool, google's `do_lower_case`; match the checkpoint. Defaults to `True`.
+        do_lower_case: bool, lower-case and strip accents (google's name); match the
+            checkpoint. Defaults to `True`.
         max_seq_length, doc_stride, max_query_length: int, google-research/bert's window flags.
         n_best_size, max_answer_length: int, google-research/bert's decoding flags.
 
@@ -84,7 +85,7 @@ def squad_text_function(
             f"{max_query_length}-token question and 3 special tokens; raise max_seq_length or "
             "lower max_query_length."
         )
-    return _SquadText(model, vocabulary, lowercase, max_seq_length, doc_stride,
+    return _SquadText(model, vocabulary, do_lower_case, max_seq_length, doc_stride,
                       max_query_length, n_best_size, max_answer_length)
 
 
@@ -94,13 +95,13 @@ class _SquadText(tf.Module):
     Shapes: B examples, W context words, N windows, S = max_seq_length, K = n-best.
     """
 
-    def __init__(self, model, vocabulary, lowercase, max_seq_length, doc_stride,
+    def __init__(self, model, vocabulary, do_lower_case, max_seq_length, doc_stride,
                  max_query_length, n_best_size, max_answer_length):
         super().__init__(name="squad_text")
         self.model = model
-        self.tokenizer = keras_bert.BertTokenizer(vocabulary, lowercase=lowercase)
+        self.tokenizer = keras_bert.BertTokenizer(vocabulary, do_lower_case=do_lower_case)
         self.id_to_token = _id_to_token_table(vocabulary, self.tokenizer.get_vocabulary())
-        self.basic_tokenizer = BasicTokenizer(lowercase)
+        self.basic_tokenizer = BasicTokenizer(do_lower_case)
         self.seq_length = max_seq_length
         self.doc_stride = doc_stride
         self.max_query_length = max_query_length

@@ -23,7 +23,7 @@ def pair_lengths(len_a, len_b, budget):
     return tf.where(fits, len_a, keep_a), tf.where(fits, len_b, budget - keep_a)
 
 
-def pack(segments, sequence_length, cls_id, sep_id, pad_id=0):
+def pack(segments, sequence_length, cls_token_id, sep_token_id, pad_token_id=0):
     """Packs one or two ragged `[batch, None]` id segments into BERT's fixed-length inputs.
 
     Returns:
@@ -40,8 +40,8 @@ def pack(segments, sequence_length, cls_id, sep_id, pad_id=0):
         b = tf.ragged.boolean_mask(b, tf.ragged.range(b.row_lengths()) < tf.expand_dims(keep_b, 1))
         parts, types = [a, b], [0, 1]
     batch = parts[0].nrows()
-    cls = tf.fill([batch, 1], tf.cast(cls_id, parts[0].dtype))
-    sep = tf.fill([batch, 1], tf.cast(sep_id, parts[0].dtype))
+    cls = tf.fill([batch, 1], tf.cast(cls_token_id, parts[0].dtype))
+    sep = tf.fill([batch, 1], tf.cast(sep_token_id, parts[0].dtype))
     pieces, kinds = [cls], [tf.zeros([batch, 1], tf.int32)]
     for part, kind in zip(parts, types):
         pieces += [part, sep]
@@ -51,7 +51,7 @@ def pack(segments, sequence_length, cls_id, sep_id, pad_id=0):
     segment_ids = tf.concat(kinds, axis=1)
     shape = [None, sequence_length]
     return {
-        "token_ids": tf.cast(ids.to_tensor(pad_id, shape=shape), tf.int32),
+        "token_ids": tf.cast(ids.to_tensor(pad_token_id, shape=shape), tf.int32),
         "segment_ids": segment_ids.to_tensor(0, shape=shape),
         "padding_mask": tf.ones_like(segment_ids).to_tensor(0, shape=shape),
     }

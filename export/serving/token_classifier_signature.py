@@ -9,7 +9,8 @@ from export.serving.text_packing import pack
 
 
 def add_token_classifier_text_endpoint(
-    archive, model, vocab_file, labels_file, max_seq_length, lowercase=True, name="serve_text"
+    archive, model, vocab_file, labels_file, max_seq_length, do_lower_case=True,
+    name="serve_text",
 ):
     """Adds `name` to a `keras.export.ExportArchive`: whitespace-separated words in, tags out.
 
@@ -23,7 +24,7 @@ def add_token_classifier_text_endpoint(
     Outputs: `words` and `labels` string `[batch, max_words]` (padded with ""), `num_words`
     int32 `[batch]`, `truncated` bool `[batch]` (some words were cut off and tagged `O`).
     """
-    tokenizer = keras_bert.BertTokenizer(vocab_file, lowercase=lowercase, name="tokenizer")
+    tokenizer = keras_bert.BertTokenizer(vocab_file, do_lower_case=do_lower_case, name="tokenizer")
     ids = keras_bert.special_token_ids(tokenizer.vocabulary)
     labels = line_table(labels_file)
     archive.track(tokenizer)
@@ -67,10 +68,10 @@ def add_token_classifier_text_endpoint(
     )
 
 
-def _unk_for_empty(pieces, unk_id):
-    """Ragged `[N, P]` WordPieces, with `[unk_id]` for the rows that have none."""
+def _unk_for_empty(pieces, unk_token_id):
+    """Ragged `[N, P]` WordPieces, with `[unk_token_id]` for the rows that have none."""
     empty = tf.cast(pieces.row_lengths() == 0, tf.int64)  # [N]
     fill = tf.RaggedTensor.from_row_lengths(
-        tf.fill([tf.reduce_sum(empty)], tf.cast(unk_id, pieces.dtype)), empty
+        tf.fill([tf.reduce_sum(empty)], tf.cast(unk_token_id, pieces.dtype)), empty
     )  # [N, 0 or 1]
     return tf.concat([pieces, fill], axis=1)  # row-wise: pieces, then [UNK] if there were none

@@ -5,8 +5,11 @@ import os
 import keras_bert
 
 from export.task import task_kind as kinds
-from export.tflite.conversion import export_tflite, write_atomically
+from export.tflite.conversion import QUANTIZATIONS, export_tflite, write_atomically
 from export.tflite.metadata import add_metadata
+
+# Every variant: the post-training conversions, and full int8 after QAT fine-tuning.
+VARIANTS = QUANTIZATIONS + ("qat_int8",)
 
 _DESCRIPTIONS = {
     kinds.QUESTION_ANSWERING: "BERT extractive question answering (SQuAD): start and end logits.",
@@ -21,9 +24,9 @@ def export_tflite_variants(
 ):
     """Writes `<out_dir>/<name>_<variant>.tflite` for each variant; returns `{variant: path}`.
 
-    Variants are `export.tflite.conversion.QUANTIZATIONS` and `qat_int8`: `qat_model` (a trained
-    `quantize_aware` model of `model`, see `export.quantization.qat_training`) converted to full
-    int8.
+    Variants are `VARIANTS`: `export.tflite.conversion.QUANTIZATIONS` and `qat_int8`, which is
+    `qat_model` (a trained `quantize_aware` model of `model`, see
+    `export.quantization.qat_training`) converted to full int8.
 
     Each file carries TFLite Metadata (Task Library conventions): a BERT tokenizer process unit
     with `vocab.txt` and, for classifiers, `labels.txt`, so an app cannot pair a model with

@@ -9,6 +9,7 @@ import keras_bert
 import numpy as np
 import tensorflow as tf
 
+from export.serving.saved_model import TEXT_SIGNATURE
 from export.verification.scorers import classification_scorer, squad_scorer
 
 
@@ -78,15 +79,15 @@ def _first_questions(dataset, count):
 class TaskData:
     """Reads a task's files into model inputs the way its `run_*` tool does."""
 
-    def __init__(self, task_name, vocab_file, lowercase, max_seq_length, squad_options):
+    def __init__(self, task_name, vocab_file, do_lower_case, max_seq_length, squad_options):
         self.task_name = task_name
         self.vocab_file = vocab_file
-        self.lowercase = lowercase
+        self.do_lower_case = do_lower_case
         self.max_seq_length = max_seq_length
         self.squad_options = squad_options
         self.glue = keras_bert.data.GLUE_TASKS.get(task_name)
         self.text_pair = bool(self.glue and self.glue.text_b is not None)
-        self.tokenizer = keras_bert.ReferenceTokenizer(vocab_file, do_lower_case=lowercase)
+        self.tokenizer = keras_bert.ReferenceTokenizer(vocab_file, do_lower_case=do_lower_case)
 
     # --- SQuAD -------------------------------------------------------------------------------
     def squad_features(self, examples, is_training=False):
@@ -108,7 +109,8 @@ class TaskData:
     def _glue(self, path, limit):
         examples = keras_bert.data.read_classification_examples(path, self.glue)[:limit]
         preprocessor = keras_bert.BertPreprocessor(
-            self.vocab_file, sequence_length=self.max_seq_length, lowercase=self.lowercase
+            self.vocab_file, sequence_length=self.max_seq_length,
+            do_lower_case=self.do_lower_case,
         )
         texts = [e.text_a for e in examples]
         if self.text_pair:
@@ -181,7 +183,7 @@ class TaskData:
             dataset = _first_questions(dataset, max_questions)
         examples = self.squad_examples(dataset)
         features = self.squad_features(examples)
-        score = squad_scorer(examples, features, dataset, do_lower_case=self.lowercase)
+        score = squad_scorer(examples, features, dataset, do_lower_case=self.do_lower_case)
 
         contexts = {
             qa["id"]: paragraph["context"]
@@ -192,7 +194,7 @@ class TaskData:
 
         def text_check(version_dir, outputs):
             return squad_text_agreement(
-                version_dir, outputs, examples, features, contexts, self.lowercase
+                version_dir, outputs, examples, features, contexts, self.do_lower_case
             )
 
         return Evaluation(
@@ -215,15 +217,16 @@ class TaskData:
 
 
 def _signature(version_dir):
-    return tf.saved_model.load(version_dir).signatures["serve_text"]
+    return tf.saved_model.load(version_dir).signatures[TEXT_SIGNATURE]
 
 
-def squad_text_agreement(version_dir, outputs, examples, features, contexts, lowercase,
+def squad_text_agreement(version_dir, outputs, examples, features, contexts, do_lower_case,
                          batch_size=8):
     """Runs `serve_text` on every question (with its original context, `{qas_id: context}`);
     counts answers equal to the Python pipeline's (Keras `outputs` on `features`, decoded)."""
     expected, _, _ = keras_bert.data.decode_squad_predictions(
-        examples, features, outputs["start_logits"], outputs["end_logits"], do_lower_case=lowercase
+        examples, features, outputs["start_logits"], outputs["end_logits"],
+        do_lower_case=do_lower_case,
     )
     signature = _signature(version_dir)
     differences, same = [], 0

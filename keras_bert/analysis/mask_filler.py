@@ -37,13 +37,13 @@ class MaskFiller:
     def __init__(self, pretrainer, tokenizer, sequence_length=128):
         if sequence_length < 3:
             raise ValueError(f"sequence_length must be >= 3 ([CLS], one token, [SEP]); got {sequence_length}.")
-        missing = [t for t in ("[CLS]", "[SEP]", "[PAD]", MASK) if t not in tokenizer.token_to_id]
+        missing = [t for t in ("[CLS]", "[SEP]", "[PAD]", MASK) if t not in tokenizer.vocabulary]
         if missing:
             raise ValueError(f"The vocabulary has no {missing}: use the checkpoint's own vocab.txt.")
         self.pretrainer = pretrainer
         self.tokenizer = tokenizer
         self.sequence_length = sequence_length
-        self.mask_id = tokenizer.token_to_id[MASK]
+        self.mask_token_id = tokenizer.token_to_id(MASK)
 
     def inputs(self, texts):
         """The pretrainer's inputs for `texts` (list of str with `[MASK]`s) and each text's mask count."""
@@ -52,16 +52,17 @@ class MaskFiller:
             pieces = [self.tokenizer.encode(piece) for piece in text.split(MASK)]
             ids = pieces[0]
             for piece in pieces[1:]:
-                ids = ids + [self.mask_id] + piece
+                ids = ids + [self.mask_token_id] + piece
             rows.append(ids[-(self.sequence_length - 2):])  # keep the end, where prompts ask
-        positions = [[i + 1 for i, t in enumerate(ids) if t == self.mask_id] for ids in rows]  # +1: [CLS]
+        mask = self.mask_token_id
+        positions = [[i + 1 for i, t in enumerate(ids) if t == mask] for ids in rows]  # +1: [CLS]
         for text, found in zip(texts, positions):
             if not found and MASK in text:
                 raise ValueError(f"{text!r} is longer than {self.sequence_length - 2} tokens and "
                                  f"its last ones hold no {MASK}: put the {MASK} nearer the end.")
             if not found:
                 raise ValueError(f"No {MASK} in {text!r}: put {MASK} where a word goes.")
-        ids = {t: self.tokenizer.token_to_id[t] for t in ("[CLS]", "[SEP]", "[PAD]")}
+        ids = {t: self.tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]", "[PAD]")}
         inputs = pack_segments(rows, sequence_length=self.sequence_length, cls_token_id=ids["[CLS]"],
                                sep_token_id=ids["[SEP]"], pad_token_id=ids["[PAD]"])
         inputs["mask_positions"] = np.zeros((len(rows), max(map(len, positions))), "int32")

@@ -91,7 +91,7 @@ def create_pretraining_data(argv_flags):
         )
         input_files = expand_input_files(f.input_file)
         outputs = shard_paths(f.output_file, f.num_output_shards)
-        tokenizer = BertTokenizer(f.vocab_file, lowercase=f.do_lower_case)
+        tokenizer = BertTokenizer(f.vocab_file, do_lower_case=f.do_lower_case)
     except (ValueError, FileNotFoundError) as e:
         raise usage.flag_error(e) from None
     vocabulary = tokenizer.vocabulary
@@ -121,8 +121,9 @@ def create_pretraining_data(argv_flags):
     kind = "packed rows" if f.pack_sequences else "sentence pairs"
     print(f"Creating {kind} (dupe_factor={f.dupe_factor})...")
     common = dict(
-        cls_id=special["[CLS]"], sep_id=special["[SEP]"], max_seq_length=f.max_seq_length,
-        dupe_factor=f.dupe_factor, rng=random.Random(f.random_seed),
+        cls_token_id=special["[CLS]"], sep_token_id=special["[SEP]"],
+        max_seq_length=f.max_seq_length, dupe_factor=f.dupe_factor,
+        rng=random.Random(f.random_seed),
     )
     try:
         if f.pack_sequences:

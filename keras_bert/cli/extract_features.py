@@ -88,7 +88,7 @@ def main(argv):
     extractor.compile(jit_compile=jit_compile)
     finetuning_flags.warm_start(extractor.encoder, require_head=False)
     preprocessor = BertPreprocessor(
-        tokenizer.vocabulary, FLAGS.max_seq_length, lowercase=FLAGS.do_lower_case
+        tokenizer.vocabulary, FLAGS.max_seq_length, do_lower_case=FLAGS.do_lower_case
     )
     inputs = preprocessor((text_a, text_b) if text_b else text_a)
     inputs = {k: keras.ops.convert_to_numpy(v) for k, v in inputs.items()}

@@ -47,7 +47,7 @@ def main(argv):
     try:
         vocabulary = learn_vocabulary(
             tf.data.Dataset.from_tensor_slices(lines), FLAGS.vocab_size,
-            output_file=FLAGS.vocab_file, lowercase=FLAGS.do_lower_case,
+            output_file=FLAGS.vocab_file, do_lower_case=FLAGS.do_lower_case,
         )
     except ValueError as e:  # learn_vocabulary's only ValueError: no room beyond the specials
         raise app.UsageError(f"--vocab_size: {e}") from None

@@ -93,7 +93,7 @@ def main(argv):
     config = finetuning_flags.bert_config()
     tokenizer = finetuning_flags.tokenizer()
     preprocessor = BertPreprocessor(
-        tokenizer.vocabulary, FLAGS.max_seq_length, lowercase=FLAGS.do_lower_case
+        tokenizer.vocabulary, FLAGS.max_seq_length, do_lower_case=FLAGS.do_lower_case
     )
     keras.utils.set_random_seed(FLAGS.random_seed)
     os.makedirs(FLAGS.output_dir, exist_ok=True)

@@ -102,7 +102,7 @@ def main(argv):
     preprocessor = BertPreprocessor(
         os.fspath(model_dir / "vocab.txt"),
         sequence_length=min(FLAGS.max_seq_length, config.max_position_embeddings),
-        lowercase=FLAGS.do_lower_case,
+        do_lower_case=FLAGS.do_lower_case,
     )
     if preprocessor.tokenizer.vocabulary_size() != config.vocab_size:
         raise app.UsageError(

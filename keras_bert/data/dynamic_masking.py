@@ -43,7 +43,7 @@ class DynamicMasker:
                 "`do_whole_word_mask` or `max_span_length` and train without dynamic masking."
             )
         index = {token: i for i, token in enumerate(vocabulary)}
-        self.mask_id = index["[MASK]"]
+        self.mask_token_id = index["[MASK]"]
         self.unmaskable_ids = tf.constant([index["[CLS]"], index["[SEP]"], index["[PAD]"]], tf.int32)
         self.replacement_ids = tf.constant(replacement_token_ids(vocabulary), tf.int32)
         self.seed = seed
@@ -91,7 +91,7 @@ class DynamicMasker:
         )
         new_ids = tf.where(
             draw < policy.mask_token_rate,
-            self.mask_id,
+            self.mask_token_id,
             tf.where(draw < policy.mask_token_rate + policy.random_token_rate, random_ids, targets),
         )
         update_at = tf.where(valid)  # [K, 2] = (row, slot)

@@ -106,7 +106,7 @@ class TokenMasker:
         missing = [t for t in ("[CLS]", "[SEP]", "[MASK]", "[PAD]") if t not in index]
         if missing:
             raise ValueError(f"The vocabulary lacks {missing}; masking needs them.")
-        self.mask_id = index["[MASK]"]
+        self.mask_token_id = index["[MASK]"]
         self.unmaskable = np.zeros(len(vocabulary), bool)
         for token in ("[CLS]", "[SEP]", "[PAD]"):
             self.unmaskable[index[token]] = True
@@ -161,7 +161,7 @@ class TokenMasker:
         for position in selected:
             draw = rng.random()
             if draw < policy.mask_token_rate:
-                masked[position] = self.mask_id
+                masked[position] = self.mask_token_id
             elif draw < policy.mask_token_rate + policy.random_token_rate:
                 masked[position] = int(
                     self.replacement_ids[rng.randrange(len(self.replacement_ids))]

@@ -93,8 +93,8 @@ def _pairs_from_document(documents, index, max_seq_length, short_seq_prob, rng):
 def create_training_instances(
     documents,
     masker,
-    cls_id,
-    sep_id,
+    cls_token_id,
+    sep_token_id,
     max_seq_length=128,
     dupe_factor=10,
     short_seq_prob=0.1,
@@ -119,7 +119,7 @@ def create_training_instances(
             list of int token ids. At least two documents (NotNext partners come from another
             document).
         masker: a `TokenMasker`.
-        cls_id, sep_id: int ids of `[CLS]` and `[SEP]`.
+        cls_token_id, sep_token_id: int ids of `[CLS]` and `[SEP]`.
         max_seq_length: int >= 5. Defaults to 128.
         dupe_factor: int >= 1. Defaults to 10 (google's value).
         short_seq_prob: float in [0, 1]. Defaults to 0.1.
@@ -149,7 +149,7 @@ def create_training_instances(
             for tokens_a, tokens_b, is_random_next in _pairs_from_document(
                 documents, index, max_seq_length, short_seq_prob, rng
             ):
-                token_ids = [cls_id, *tokens_a, sep_id, *tokens_b, sep_id]
+                token_ids = [cls_token_id, *tokens_a, sep_token_id, *tokens_b, sep_token_id]
                 segment_ids = [0] * (len(tokens_a) + 2) + [1] * (len(tokens_b) + 1)
                 masked, positions, labels = masker(token_ids, rng)
                 instances.append(
@@ -167,7 +167,7 @@ def create_training_instances(
 
 @keras_bert_export("keras_bert.data.create_packed_instances")
 def create_packed_instances(
-    documents, masker, cls_id, sep_id, max_seq_length=128, dupe_factor=1, rng=None
+    documents, masker, cls_token_id, sep_token_id, max_seq_length=128, dupe_factor=1, rng=None
 ):
     """Full-length masked-LM rows with no padding and no sentence pairs.
 
@@ -184,7 +184,7 @@ def create_packed_instances(
         documents: list of documents; a document is a list of sentences; a sentence a list of
             int token ids.
         masker: a `TokenMasker` (`[CLS]` and `[SEP]` are never selected).
-        cls_id, sep_id: int ids of `[CLS]` and `[SEP]`.
+        cls_token_id, sep_token_id: int ids of `[CLS]` and `[SEP]`.
         max_seq_length: int >= 2. Defaults to 128.
         dupe_factor: int >= 1, passes over the corpus. Defaults to 1 (mask dynamically instead).
         rng: `random.Random`; defaults to `random.Random(12345)`.
@@ -199,8 +199,8 @@ def create_packed_instances(
     >>> masker = TokenMasker(vocab, MaskingPolicy(masked_lm_prob=0.01, mask_token_rate=0.0,
     ...                                           random_token_rate=0.0))
     >>> rows = keras_bert.data.create_packed_instances(
-    ...     [[[5, 6], [7]], [[8, 9, 10]], [[11, 12]]], masker, cls_id=2, sep_id=3,
-    ...     max_seq_length=5, rng=random.Random(0))
+    ...     [[[5, 6], [7]], [[8, 9, 10]], [[11, 12]]], masker, cls_token_id=2,
+    ...     sep_token_id=3, max_seq_length=5, rng=random.Random(0))
     >>> [list(row.token_ids) for row in rows]  # 5 6 7 | 11 12 | 8 9 10 |: rows of 4, 3 dropped
     [[2, 11, 12, 3, 8], [2, 5, 6, 7, 3]]
     """
@@ -219,9 +219,10 @@ def create_packed_instances(
         stream = []
         for index in order:
             stream.extend(documents[index])
-            stream.append(sep_id)
+            stream.append(sep_token_id)
         for start in range(0, len(stream) - row_length + 1, row_length):
-            masked, positions, labels = masker([cls_id, *stream[start:start + row_length]], rng)
+            row = [cls_token_id, *stream[start:start + row_length]]
+            masked, positions, labels = masker(row, rng)
             instances.append(TrainingInstance(
                 token_ids=tuple(masked), segment_ids=(0,) * max_seq_length, is_random_next=None,
                 masked_lm_positions=tuple(positions), masked_lm_labels=tuple(labels),

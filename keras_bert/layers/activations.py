@@ -21,6 +21,8 @@ _ACTIVATIONS = {
     "tanh": keras.activations.tanh,
     "silu": keras.activations.silu,
 }
+# The `hidden_act` names a config may use (`BertConfig` validates against these).
+HIDDEN_ACTS = tuple(_ACTIVATIONS)
 
 
 @functools.cache

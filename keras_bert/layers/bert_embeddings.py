@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.api_export import renamed_config_keys
 from keras_bert.layers.dropout import Dropout
 
 
@@ -35,7 +36,7 @@ class BertEmbeddings(keras.layers.Layer):
         hidden_size: int. Embedding width.
         max_position_embeddings: int. Longest sequence the layer accepts.
         type_vocab_size: int. Number of segment ids.
-        dropout: float. Dropout rate after LayerNorm. Defaults to 0.1.
+        hidden_dropout_prob: float. Dropout rate after LayerNorm. Defaults to 0.1.
         initializer_range: float. Stddev of the truncated-normal initializer. Defaults to 0.02.
 
     Call arguments:
@@ -58,7 +59,7 @@ class BertEmbeddings(keras.layers.Layer):
         hidden_size,
         max_position_embeddings,
         type_vocab_size,
-        dropout=0.1,
+        hidden_dropout_prob=0.1,
         initializer_range=0.02,
         **kwargs,
     ):
@@ -67,7 +68,7 @@ class BertEmbeddings(keras.layers.Layer):
         self.hidden_size = hidden_size
         self.max_position_embeddings = max_position_embeddings
         self.type_vocab_size = type_vocab_size
-        self.dropout = dropout
+        self.hidden_dropout_prob = hidden_dropout_prob
         self.initializer_range = initializer_range
 
         initializer = keras.initializers.TruncatedNormal(stddev=initializer_range)
@@ -89,7 +90,7 @@ class BertEmbeddings(keras.layers.Layer):
             epsilon=1e-12, dtype=self.dtype_policy, name="layer_norm"
         )
         self.dropout_layer = Dropout(
-            dropout, dtype=self.dtype_policy, name="dropout"
+            hidden_dropout_prob, dtype=self.dtype_policy, name="dropout"
         )
 
     def build(self, token_ids_shape, segment_ids_shape=None):
@@ -136,8 +137,14 @@ class BertEmbeddings(keras.layers.Layer):
                 "hidden_size": self.hidden_size,
                 "max_position_embeddings": self.max_position_embeddings,
                 "type_vocab_size": self.type_vocab_size,
-                "dropout": self.dropout,
+                "hidden_dropout_prob": self.hidden_dropout_prob,
                 "initializer_range": self.initializer_range,
             }
         )
         return config
+
+    @classmethod
+    def from_config(cls, config):
+        # `.keras` files saved before the argument took its bert_config name hold `dropout`.
+        renamed = renamed_config_keys(config, {"dropout": "hidden_dropout_prob"})
+        return super().from_config(renamed)

@@ -6,6 +6,7 @@ import keras
 from keras import ops
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.api_export import renamed_config_keys
 from keras_bert.layers.dropout import Dropout
 from keras_bert.layers.float32_softmax import float32_softmax
 
@@ -26,7 +27,8 @@ class SelfAttention(keras.layers.Layer):
 
     Args:
         num_attention_heads: int. Number of heads; must divide the input width.
-        dropout: float. Dropout on the attention probabilities. Defaults to 0.1.
+        attention_probs_dropout_prob: float. Dropout on the attention probabilities. Defaults
+            to 0.1.
         initializer_range: float. Stddev of the truncated-normal initializer. Defaults to 0.02.
 
     Call arguments:
@@ -49,10 +51,16 @@ class SelfAttention(keras.layers.Layer):
         Vaswani et al. 2017, "Attention Is All You Need"; Devlin et al. 2018.
     """
 
-    def __init__(self, num_attention_heads, dropout=0.1, initializer_range=0.02, **kwargs):
+    def __init__(
+        self,
+        num_attention_heads,
+        attention_probs_dropout_prob=0.1,
+        initializer_range=0.02,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.num_attention_heads = num_attention_heads
-        self.dropout = dropout
+        self.attention_probs_dropout_prob = attention_probs_dropout_prob
         self.initializer_range = initializer_range
 
     def build(self, x_shape):
@@ -76,7 +84,7 @@ class SelfAttention(keras.layers.Layer):
         self.key_dense = dense("key")
         self.value_dense = dense("value")
         self.dropout_layer = Dropout(
-            self.dropout, dtype=self.dtype_policy, name="dropout"
+            self.attention_probs_dropout_prob, dtype=self.dtype_policy, name="dropout"
         )
         self.built = True
 
@@ -97,7 +105,7 @@ class SelfAttention(keras.layers.Layer):
     def _use_fused(self, training):
         if self.fused_attention != "auto":
             return bool(self.fused_attention)
-        dropping = bool(training) and self.dropout > 0
+        dropping = bool(training) and self.attention_probs_dropout_prob > 0
         return keras.config.backend() in ("jax", "torch") and not dropping
 
     def call(self, x, padding_mask=None, attention_mask=None, training=None):
@@ -156,8 +164,14 @@ class SelfAttention(keras.layers.Layer):
         config.update(
             {
                 "num_attention_heads": self.num_attention_heads,
-                "dropout": self.dropout,
+                "attention_probs_dropout_prob": self.attention_probs_dropout_prob,
                 "initializer_range": self.initializer_range,
             }
         )
         return config
+
+    @classmethod
+    def from_config(cls, config):
+        # `.keras` files saved before the argument took its bert_config name hold `dropout`.
+        renamed = renamed_config_keys(config, {"dropout": "attention_probs_dropout_prob"})
+        return super().from_config(renamed)

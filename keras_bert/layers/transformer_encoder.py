@@ -67,7 +67,7 @@ class TransformerEncoder(keras.layers.Layer):
 
         self.attention = SelfAttention(
             self.num_attention_heads,
-            dropout=self.attention_probs_dropout_prob,
+            attention_probs_dropout_prob=self.attention_probs_dropout_prob,
             initializer_range=self.initializer_range,
             dtype=policy,
             name="attention",

@@ -7,6 +7,7 @@ import os
 
 from keras_bert.api_export import keras_bert_export
 from keras_bert.atomic_files import atomic_open
+from keras_bert.layers.activations import HIDDEN_ACTS
 
 # The published BERT family (Turc et al. 2019 "Well-Read Students Learn Better" for the small
 # sizes, Devlin et al. 2018 for Base and Large): name -> (num_hidden_layers, hidden_size).
@@ -20,9 +21,9 @@ NAMED_SIZES = {
     "large": (24, 1024),
 }
 
-# The activations `hidden_act` may name. "gelu" is the exact erf form used by google-research
-# BERT and HF; "gelu_new" is HF's name for the tanh approximation (keras-hub's default).
-HIDDEN_ACTS = ("gelu", "gelu_new", "relu", "tanh", "silu")
+# The activations `hidden_act` may name are `HIDDEN_ACTS` (keras_bert.layers.activations). "gelu"
+# is the exact erf form used by google-research BERT and HF; "gelu_new" is HF's name for the tanh
+# approximation (keras-hub's default).
 
 _UNCASED_VOCAB_SIZE = 30522
 

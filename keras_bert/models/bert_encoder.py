@@ -106,7 +106,7 @@ class BertEncoder(FunctionalSubclass):
             hidden_size,
             max_position_embeddings,
             type_vocab_size,
-            dropout=hidden_dropout_prob,
+            hidden_dropout_prob=hidden_dropout_prob,
             initializer_range=initializer_range,
             dtype=dtype,
             name="embeddings",

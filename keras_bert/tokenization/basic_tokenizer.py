@@ -18,23 +18,24 @@ class BasicTokenizer:
 
     The steps are google-research/bert `BasicTokenizer.tokenize`'s, on Unicode code points: drop
     NUL, U+FFFD and Cc/Cf characters; split on whitespace with CJK ideographs as one-character
-    words; if `lowercase`, apply `str.lower` (with its final-sigma rule) and NFD, then drop
+    words; if `do_lower_case`, apply `str.lower` (with its final-sigma rule) and NFD, then drop
     nonspacing marks (Mn); split off punctuation. Every character class comes from a table that
     `unicode_tables` computes with Python's `unicodedata`, the same source `ReferenceTokenizer`
     uses, so the two agree character for character. This is a plain helper (no Keras state);
     `BertTokenizer` and `learn_vocabulary` use it.
 
     Args:
-        lowercase: bool. google's `do_lower_case`.
+        do_lower_case: bool. Lower-case and strip accents (google's name).
 
     Example:
-    >>> words, rows = BasicTokenizer(lowercase=True).split_words(tf.constant(["Héllo, wörld!"]))
+    >>> tokenizer = BasicTokenizer(do_lower_case=True)
+    >>> words, rows = tokenizer.split_words(tf.constant(["Héllo, wörld!"]))
     >>> words.numpy().tolist(), rows.numpy().tolist()
     ([b'hello', b',', b'world', b'!'], [0, 0, 0, 0])
     """
 
-    def __init__(self, lowercase):
-        self.lowercase = lowercase
+    def __init__(self, do_lower_case):
+        self.do_lower_case = do_lower_case
         tables = ut.char_tables()
         self._flags = _table_constants(tables.flags)
         self._combining_class = _table_constants(tables.combining_class)
@@ -72,7 +73,7 @@ class BasicTokenizer:
         word_ids = tf.cumsum(tf.cast(starts, tf.int64)) - 1  # [N]
         word_rows = tf.boolean_mask(char_rows, starts)  # [num_words]
 
-        if self.lowercase:
+        if self.do_lower_case:
             chars, word_ids = self._lower_and_strip_accents(chars, flags, word_ids)
             flags = _lookup(self._flags, chars)
 

@@ -4,6 +4,7 @@ import keras
 import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.api_export import renamed_config_keys
 from keras_bert.tokenization.bert_tokenizer import BertTokenizer
 from keras_bert.tokenization.packer import BertPacker
 from keras_bert.tokenization.packer import as_segments
@@ -24,8 +25,8 @@ class BertPreprocessor(keras.layers.Layer):
     Args:
         vocabulary: str path of a `vocab.txt`, or a list of str tokens (id = position).
         sequence_length: int. Output length, special tokens included.
-        lowercase: bool. google's `do_lower_case`: `True` for uncased checkpoints. Defaults to
-            `True`.
+        do_lower_case: bool. Lower-case and strip accents (google's name): `True` for uncased
+            checkpoints. Defaults to `True`.
         max_input_chars_per_word: int. Longer words become `[UNK]`. Defaults to 200 (google).
         **kwargs: standard `keras.layers.Layer` arguments.
 
@@ -57,7 +58,7 @@ class BertPreprocessor(keras.layers.Layer):
         self,
         vocabulary,
         sequence_length,
-        lowercase=True,
+        do_lower_case=True,
         max_input_chars_per_word=MAX_INPUT_CHARS_PER_WORD,
         **kwargs,
     ):
@@ -67,7 +68,7 @@ class BertPreprocessor(keras.layers.Layer):
         self._allow_non_tensor_positional_args = True
         self.tokenizer = BertTokenizer(
             vocabulary,
-            lowercase=lowercase,
+            do_lower_case=do_lower_case,
             max_input_chars_per_word=max_input_chars_per_word,
             name="tokenizer",
         )
@@ -80,7 +81,7 @@ class BertPreprocessor(keras.layers.Layer):
             name="packer",
         )
         self.sequence_length = sequence_length
-        self.lowercase = lowercase
+        self.do_lower_case = do_lower_case
         self.max_input_chars_per_word = max_input_chars_per_word
         self.built = True
 
@@ -103,8 +104,13 @@ class BertPreprocessor(keras.layers.Layer):
             {
                 "vocabulary": self.tokenizer.vocabulary,
                 "sequence_length": self.sequence_length,
-                "lowercase": self.lowercase,
+                "do_lower_case": self.do_lower_case,
                 "max_input_chars_per_word": self.max_input_chars_per_word,
             }
         )
         return config
+
+    @classmethod
+    def from_config(cls, config):
+        # `.keras` files saved before the argument took google's name hold `lowercase`.
+        return super().from_config(renamed_config_keys(config, {"lowercase": "do_lower_case"}))

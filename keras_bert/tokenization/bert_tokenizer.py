@@ -5,6 +5,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from keras_bert.api_export import keras_bert_export
+from keras_bert.api_export import renamed_config_keys
 from keras_bert.tokenization.basic_tokenizer import BasicTokenizer
 from keras_bert.tokenization.reference_tokenizer import MAX_INPUT_CHARS_PER_WORD
 from keras_bert.tokenization.vocab import load_vocabulary
@@ -23,7 +24,7 @@ class BertTokenizer(keras.layers.Layer):
 
     Args:
         vocabulary: str path of a `vocab.txt`, or a list of str tokens (id = position).
-        lowercase: bool. google's `do_lower_case`: lower-case and strip accents. Use `True` with
+        do_lower_case: bool. Lower-case and strip accents (google's name). Use `True` with
             uncased checkpoints, `False` with cased ones. Defaults to `True`.
         max_input_chars_per_word: int. A word longer than this, counted in characters (code
             points) as google counts, becomes one `[UNK]`. Defaults to 200 (google's value).
@@ -50,7 +51,7 @@ class BertTokenizer(keras.layers.Layer):
     def __init__(
         self,
         vocabulary,
-        lowercase=True,
+        do_lower_case=True,
         max_input_chars_per_word=MAX_INPUT_CHARS_PER_WORD,
         **kwargs,
     ):
@@ -59,7 +60,7 @@ class BertTokenizer(keras.layers.Layer):
         self._convert_input_args = False
         self._allow_non_tensor_positional_args = True
         self.vocabulary = load_vocabulary(vocabulary)
-        self.lowercase = lowercase
+        self.do_lower_case = do_lower_case
         self.max_input_chars_per_word = max_input_chars_per_word
         self._token_to_id = {token: i for i, token in enumerate(self.vocabulary)}
         self._wordpiece = tf_text.FastWordpieceTokenizer(
@@ -73,7 +74,7 @@ class BertTokenizer(keras.layers.Layer):
             no_pretokenization=True,
             support_detokenization=False,
         )
-        self._basic_tokenizer = BasicTokenizer(lowercase)
+        self._basic_tokenizer = BasicTokenizer(do_lower_case)
         self.built = True
 
     def vocabulary_size(self):
@@ -125,8 +126,13 @@ class BertTokenizer(keras.layers.Layer):
         config.update(
             {
                 "vocabulary": self.vocabulary,
-                "lowercase": self.lowercase,
+                "do_lower_case": self.do_lower_case,
                 "max_input_chars_per_word": self.max_input_chars_per_word,
             }
         )
         return config
+
+    @classmethod
+    def from_config(cls, config):
+        # `.keras` files saved before the argument took google's name hold `lowercase`.
+        return super().from_config(renamed_config_keys(config, {"lowercase": "do_lower_case"}))

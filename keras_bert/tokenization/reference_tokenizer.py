@@ -37,6 +37,10 @@ class ReferenceTokenizer:
     One deliberate difference: google decodes `bytes` with `errors="ignore"`, which silently
     drops invalid UTF-8. Here invalid UTF-8 raises a `ValueError` naming the byte offset.
 
+    Single tokens are looked up with `token_to_id` / `id_to_token`, the methods `BertTokenizer`
+    (and keras-hub's tokenizers) have; google's `convert_tokens_to_ids` maps lists, unknown
+    tokens to `[UNK]`.
+
     Args:
         vocabulary: str path of a `vocab.txt`, or a list of str tokens (id = position).
         do_lower_case: bool. Lower-case and strip accents, as uncased checkpoints need.
@@ -50,6 +54,8 @@ class ReferenceTokenizer:
     ['un', '##want', '##ed', ',', '[UNK]']
     >>> tokenizer.encode("unwanted")
     [5, 6, 7]
+    >>> tokenizer.token_to_id("[MASK]"), tokenizer.id_to_token(5)
+    (4, 'un')
 
     Reference:
         google-research/bert, `tokenization.py` (`BasicTokenizer`, `WordpieceTokenizer`).
@@ -61,7 +67,7 @@ class ReferenceTokenizer:
         self.vocabulary = load_vocabulary(vocabulary)
         self.do_lower_case = do_lower_case
         self.max_input_chars_per_word = max_input_chars_per_word
-        self.token_to_id = {token: i for i, token in enumerate(self.vocabulary)}
+        self._token_to_id = {token: i for i, token in enumerate(self.vocabulary)}
         self.unk_token = "[UNK]"
 
     def tokenize(self, text):
@@ -77,8 +83,8 @@ class ReferenceTokenizer:
 
     def convert_tokens_to_ids(self, tokens):
         """Maps tokens to ids; a token not in the vocabulary maps to `[UNK]`'s id."""
-        unk_id = self.token_to_id[self.unk_token]
-        return [self.token_to_id.get(token, unk_id) for token in tokens]
+        unk_id = self._token_to_id[self.unk_token]
+        return [self._token_to_id.get(token, unk_id) for token in tokens]
 
     def convert_ids_to_tokens(self, ids):
         """Maps ids to tokens; an id out of range raises `IndexError`."""
@@ -88,6 +94,20 @@ class ReferenceTokenizer:
                     f"Token id {i} is outside the vocabulary [0, {len(self.vocabulary)})."
                 )
         return [self.vocabulary[i] for i in ids]
+
+    def token_to_id(self, token):
+        """The id of `token`; raises `ValueError` for a token not in the vocabulary."""
+        if token not in self._token_to_id:
+            raise ValueError(f"Token {token!r} is not in the vocabulary.")
+        return self._token_to_id[token]
+
+    def id_to_token(self, id):
+        """The token string of integer `id`."""
+        if not 0 <= id < len(self.vocabulary):
+            raise ValueError(
+                f"Token id {id} is outside the vocabulary [0, {len(self.vocabulary)})."
+            )
+        return self.vocabulary[id]
 
     # === BasicTokenizer ===
 
@@ -119,7 +139,7 @@ class ReferenceTokenizer:
             end = len(word)
             while end > start:
                 piece = word[start:end] if start == 0 else "##" + word[start:end]
-                if piece in self.token_to_id:
+                if piece in self._token_to_id:
                     break
                 end -= 1
             if end == start:

@@ -16,13 +16,13 @@ def learn_vocabulary(
     data,
     vocabulary_size,
     output_file=None,
-    lowercase=True,
+    do_lower_case=True,
     batch_size=256,
 ):
     """Learns a WordPiece vocabulary that `BertTokenizer` and google's tokenizer can use.
 
     The text is split into words by our `BasicTokenizer` (google-research/bert's cleaning,
-    CJK and punctuation splitting, and, if `lowercase`, its lower-casing and accent stripping),
+    CJK and punctuation splitting, and, if `do_lower_case`, its lower-casing and accent stripping),
     so the vocabulary is learned on exactly the words the tokenizer will later look up. The
     WordPiece algorithm itself is keras-hub's `compute_word_piece_vocabulary` (tensorflow_text's
     learner), run on those words unchanged.
@@ -39,8 +39,8 @@ def learn_vocabulary(
         vocabulary_size: int. The most tokens to return, special tokens included.
         output_file: str or `os.PathLike`. If given, the vocabulary is also written there as a
             `vocab.txt`. Defaults to `None`.
-        lowercase: bool. google's `do_lower_case`; must match the `lowercase` the tokenizer will
-            use with this vocabulary. Defaults to `True`.
+        do_lower_case: bool. Lower-case and strip accents (google's name); must match the
+            `do_lower_case` the tokenizer will use with this vocabulary. Defaults to `True`.
         batch_size: int. Lines per batch while splitting words. Defaults to 256.
 
     Returns:
@@ -64,7 +64,7 @@ def learn_vocabulary(
             f"{len(SPECIAL_TOKENS)} special tokens."
         )
     lines = _as_dataset(data, batch_size)
-    basic_tokenizer = BasicTokenizer(lowercase)
+    basic_tokenizer = BasicTokenizer(do_lower_case)
     words = lines.map(basic_tokenizer, num_parallel_calls=tf.data.AUTOTUNE)  # [B, None]
     vocabulary = keras_hub.tokenizers.compute_word_piece_vocabulary(
         words,

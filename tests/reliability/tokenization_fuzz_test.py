@@ -28,9 +28,9 @@ CASINGS = ("uncased", "cased")
 @functools.lru_cache(maxsize=None)
 def tokenizers(casing):
     """(reference, in-graph as one traced tf.function over a batch of strings)."""
-    lowercase = casing == "uncased"
-    reference = ReferenceTokenizer(vocab_path(casing), do_lower_case=lowercase)
-    layer = BertTokenizer(vocab_path(casing), lowercase=lowercase)
+    do_lower_case = casing == "uncased"
+    reference = ReferenceTokenizer(vocab_path(casing), do_lower_case=do_lower_case)
+    layer = BertTokenizer(vocab_path(casing), do_lower_case=do_lower_case)
     in_graph = tf.function(layer, input_signature=[tf.TensorSpec([None], tf.string)])
     return reference, in_graph
 

@@ -62,6 +62,7 @@ class ClassifierExportTest(TestCase):
         with open(os.path.join(first, "assets.extra", "keras_bert_export.json")) as f:
             info = json.load(f)
         self.assertEqual(info["task"], "classification")
+        self.assertIs(info["do_lower_case"], True)
         self.assertEqual(info["signatures"], ["serving_default", "serve_text"])
         with self.assertRaisesRegex(FileExistsError, "immutable"):
             self.export(version=2)

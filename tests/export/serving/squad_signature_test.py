@@ -83,10 +83,10 @@ def tiny_qa(vocab_path, seed=0):
     return qa
 
 
-def python_answers(model, vocab_path, questions, contexts, lowercase=True, n_best_size=20,
+def python_answers(model, vocab_path, questions, contexts, do_lower_case=True, n_best_size=20,
                    max_answer_length=30, batch_size=32, **lengths):
     """The Python pipeline: `[(text, start_logit, end_logit)]`, one per question."""
-    tokenizer = keras_bert.ReferenceTokenizer(vocab_path, do_lower_case=lowercase)
+    tokenizer = keras_bert.ReferenceTokenizer(vocab_path, do_lower_case=do_lower_case)
     words = {c: split_on_whitespace(c)[0] for c in set(contexts)}
     examples = [
         SquadExample(str(i), q, words[c]) for i, (q, c) in enumerate(zip(questions, contexts))
@@ -95,7 +95,7 @@ def python_answers(model, vocab_path, questions, contexts, lowercase=True, n_bes
     logits = model.predict(features.inputs(), batch_size=batch_size, verbose=0)
     _, nbest, _ = keras_bert.data.decode_squad_predictions(
         examples, features, logits["start_logits"], logits["end_logits"], n_best_size,
-        max_answer_length, do_lower_case=lowercase,
+        max_answer_length, do_lower_case=do_lower_case,
     )
     best = [nbest[str(i)][0] for i in range(len(examples))]
     return [(b["text"], b["start_logit"], b["end_logit"]) for b in best]
@@ -223,9 +223,9 @@ class SquadSignatureTest(TestCase):
     def test_cased_vocabulary_keeps_case_and_accents(self):
         questions, contexts = hard_cases()
         qa = tiny_qa(vocab("cased"), seed=5)
-        fn = squad_text_function(qa, vocab("cased"), lowercase=False, **HARD_LENGTHS)
+        fn = squad_text_function(qa, vocab("cased"), do_lower_case=False, **HARD_LENGTHS)
         expected = python_answers(
-            qa, vocab("cased"), questions, contexts, lowercase=False, **HARD_LENGTHS
+            qa, vocab("cased"), questions, contexts, do_lower_case=False, **HARD_LENGTHS
         )
         self.assertSameAnswers(fn(tf.constant(questions), tf.constant(contexts)), expected,
                                contexts)

@@ -22,7 +22,7 @@ class TextPackingTest(TestCase):
                                    ragged_rank=1, row_splits_dtype=tf.int64)
             for segments in ((a,), (a, b)):
                 expected = packer(segments)
-                actual = pack(segments, sequence_length, cls_id=2, sep_id=3)
+                actual = pack(segments, sequence_length, cls_token_id=2, sep_token_id=3)
                 for name in ("token_ids", "segment_ids", "padding_mask"):
                     np.testing.assert_array_equal(
                         actual[name].numpy(), expected[name].numpy(),

@@ -74,6 +74,6 @@ def test_words_past_max_seq_length_are_cut_and_predicted_o(tmp_path, tokenizer):
     features = convert_ner_sentences(sentences, tokenizer, CONLL2003_LABELS, max_seq_length=4)
     assert features.word_positions[0] == [1, 2, None]  # Kazakhstani's 2 pieces do not fit
     assert features.num_truncated == 1
-    assert features.token_ids[0, 3] == tokenizer.token_to_id["[SEP]"]
+    assert features.token_ids[0, 3] == tokenizer.token_to_id("[SEP]")
     logits = np.zeros((2, 4, len(CONLL2003_LABELS)))
     assert word_predictions(features, logits, CONLL2003_LABELS)[0] == ["O", "O", "O"]

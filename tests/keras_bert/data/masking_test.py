@@ -124,7 +124,7 @@ def test_whole_word_masking_never_splits_a_word(real_sequences):
 
 def count_replacements(masker, sequences, rng):
     """Selected / candidate tokens and the replacement kinds of the selected ones."""
-    special = {masker.mask_id} | {i for i, s in enumerate(masker.unmaskable) if s}
+    special = {masker.mask_token_id} | {i for i, s in enumerate(masker.unmaskable) if s}
     counts = collections.Counter()
     for tokens in sequences:
         masked, positions, labels = masker(tokens, rng)
@@ -132,7 +132,7 @@ def count_replacements(masker, sequences, rng):
         counts["candidates"] += sum(not masker.unmaskable[t] for t in tokens)
         counts["selected"] += len(positions)
         for p in positions:
-            kind = "mask" if masked[p] == masker.mask_id else "same" if masked[p] == tokens[p] else "random"
+            kind = "mask" if masked[p] == masker.mask_token_id else "same" if masked[p] == tokens[p] else "random"
             assert kind != "random" or masked[p] not in special
             counts[kind] += 1
     return counts

@@ -10,7 +10,7 @@ from tests.test_case import TestCase
 
 class BertEmbeddingsTest(TestCase):
     def make_layer(self):
-        return BertEmbeddings(23, 8, 16, 2, dropout=0.0)
+        return BertEmbeddings(23, 8, 16, 2, hidden_dropout_prob=0.0)
 
     def test_layer_contract(self):
         token_ids = np.arange(21).reshape(3, 7).astype("int32")
@@ -48,3 +48,9 @@ class BertEmbeddingsTest(TestCase):
     def test_input_longer_than_max_position_embeddings_is_a_clear_error(self):
         with pytest.raises(ValueError, match="exceeds max_position_embeddings=16"):
             self.make_layer()(np.ones((1, 17), "int32"), np.zeros((1, 17), "int32"))
+
+    def test_config_saved_with_the_old_dropout_key_still_loads(self):
+        # Before the argument took its bert_config name it was `dropout`.
+        config = BertEmbeddings(23, 8, 16, 2, hidden_dropout_prob=0.3).get_config()
+        config["dropout"] = config.pop("hidden_dropout_prob")
+        self.assertEqual(BertEmbeddings.from_config(config).hidden_dropout_prob, 0.3)

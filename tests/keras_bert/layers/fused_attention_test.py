@@ -64,8 +64,9 @@ def test_fused_attention_keeps_the_causal_pattern():
 
 
 def test_the_fused_path_is_taken_only_without_attention_dropout():
-    layer = SelfAttention(num_attention_heads=2, dropout=0.1)
+    layer = SelfAttention(num_attention_heads=2, attention_probs_dropout_prob=0.1)
     fast_backend = keras.config.backend() in ("jax", "torch")
     assert layer._use_fused(training=False) is fast_backend
     assert layer._use_fused(training=True) is False  # dropout on the probabilities
-    assert SelfAttention(2, dropout=0.0)._use_fused(training=True) is fast_backend
+    no_dropout = SelfAttention(2, attention_probs_dropout_prob=0.0)
+    assert no_dropout._use_fused(training=True) is fast_backend

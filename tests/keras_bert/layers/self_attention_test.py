@@ -21,7 +21,7 @@ def numpy_attention(layer, x, padding_mask, attention_mask=None):
 class SelfAttentionTest(TestCase):
     def test_layer_contract(self):
         self.run_layer_test(
-            SelfAttention(num_attention_heads=2, dropout=0.0),
+            SelfAttention(num_attention_heads=2, attention_probs_dropout_prob=0.0),
             (np.random.default_rng(0).normal(size=(3, 7, 8)).astype("float32"),),
             expected_output_shape=(3, 7, 8),
             expected_num_weights=6,
@@ -29,7 +29,7 @@ class SelfAttentionTest(TestCase):
         )
 
     def test_matches_numpy_attention_with_padding(self):
-        layer = SelfAttention(num_attention_heads=2, dropout=0.0)
+        layer = SelfAttention(num_attention_heads=2, attention_probs_dropout_prob=0.0)
         rng = np.random.default_rng(1)
         x = rng.normal(size=(3, 7, 8)).astype("float32")
         padding_mask = (np.arange(7)[None] < np.array([[7], [4], [1]])).astype("int32")
@@ -43,7 +43,7 @@ class SelfAttentionTest(TestCase):
         )
 
     def test_padded_keys_get_no_attention(self):
-        layer = SelfAttention(num_attention_heads=2, dropout=0.0)
+        layer = SelfAttention(num_attention_heads=2, attention_probs_dropout_prob=0.0)
         rng = np.random.default_rng(2)
         x = rng.normal(size=(1, 7, 8)).astype("float32")
         padding_mask = np.array([[1, 1, 1, 0, 0, 0, 0]], "int32")
@@ -58,7 +58,7 @@ class SelfAttentionTest(TestCase):
             SelfAttention(num_attention_heads=3)(np.ones((1, 2, 8), "float32"))
 
     def test_attention_mask_matches_numpy(self):
-        layer = SelfAttention(num_attention_heads=2, dropout=0.0)
+        layer = SelfAttention(num_attention_heads=2, attention_probs_dropout_prob=0.0)
         rng = np.random.default_rng(3)
         x = rng.normal(size=(2, 6, 8)).astype("float32")
         padding_mask = (np.arange(6)[None] < np.array([[6], [4]])).astype("int32")
@@ -69,3 +69,10 @@ class SelfAttentionTest(TestCase):
         got = layer(x, padding_mask=padding_mask, attention_mask=allowed.astype("int32"))
         expected = numpy_attention(layer, x.astype("float64"), padding_mask, allowed)
         self.assertAllClose(got, expected, atol=1e-5)
+
+    def test_config_saved_with_the_old_dropout_key_still_loads(self):
+        # Before the argument took its bert_config name it was `dropout`.
+        config = SelfAttention(2, attention_probs_dropout_prob=0.3).get_config()
+        config["dropout"] = config.pop("attention_probs_dropout_prob")
+        restored = SelfAttention.from_config(config)
+        self.assertEqual(restored.attention_probs_dropout_prob, 0.3)

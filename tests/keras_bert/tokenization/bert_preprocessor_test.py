@@ -80,7 +80,7 @@ def test_runs_in_tf_data_map(preprocessor, reference):
 
 def test_get_config_round_trip():
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hi"]
-    args = {"sequence_length": 5, "lowercase": False, "max_input_chars_per_word": 9}
+    args = {"sequence_length": 5, "do_lower_case": False, "max_input_chars_per_word": 9}
     preprocessor = BertPreprocessor(vocab, **args)
     config = preprocessor.get_config()
     expected = {"vocabulary": vocab, **args}
@@ -89,6 +89,17 @@ def test_get_config_round_trip():
     restored = keras.saving.deserialize_keras_object(serialized)
     assert restored.get_config() == config
     assert restored("hi hi")["token_ids"].numpy().tolist() == [2, 5, 5, 3, 0]
+
+
+def test_config_saved_with_the_old_lowercase_key_still_loads():
+    # Before `do_lower_case` took google's name the argument was `lowercase`.
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hi"]
+    serialized = keras.saving.serialize_keras_object(
+        BertPreprocessor(vocab, sequence_length=5, do_lower_case=False)
+    )
+    serialized["config"]["lowercase"] = serialized["config"].pop("do_lower_case")
+    restored = keras.saving.deserialize_keras_object(serialized)
+    assert restored.do_lower_case is False and restored.tokenizer.do_lower_case is False
 
 
 def test_keras_file_round_trip_in_a_functional_model(tmp_path):

@@ -25,9 +25,9 @@ def uncased():
 
 @pytest.mark.parametrize("casing", ["uncased", "cased"])
 def test_matches_reference_on_hard_cases(casing):
-    lowercase = casing == "uncased"
-    reference = ReferenceTokenizer(vocab_path(casing), do_lower_case=lowercase)
-    tokenizer = BertTokenizer(vocab_path(casing), lowercase=lowercase)
+    do_lower_case = casing == "uncased"
+    reference = ReferenceTokenizer(vocab_path(casing), do_lower_case=do_lower_case)
+    tokenizer = BertTokenizer(vocab_path(casing), do_lower_case=do_lower_case)
     outputs = tokenizer(HARD_TEXTS).to_list()
     for (label, text), ids in zip(HARD_CASES, outputs):
         assert ids == reference.encode(text), label
@@ -59,10 +59,10 @@ def test_bad_input_types_and_ranks(uncased):
 
 
 def test_max_input_chars_per_word_counts_characters_not_bytes():
-    tokenizer = BertTokenizer(TINY_VOCAB, lowercase=False, max_input_chars_per_word=3)
+    tokenizer = BertTokenizer(TINY_VOCAB, do_lower_case=False, max_input_chars_per_word=3)
     # "ééé" is 3 characters but 6 bytes: tokenized; "éééé" (4 characters) is one [UNK].
     assert tokenizer(["ééé", "éééé", "quick"]).to_list() == [[10, 11, 11], [1], [1]]
-    long_words = BertTokenizer(TINY_VOCAB, lowercase=False)(["é" * 200, "é" * 201]).to_list()
+    long_words = BertTokenizer(TINY_VOCAB, do_lower_case=False)(["é" * 200, "é" * 201]).to_list()
     assert long_words == [[10] + [11] * 199, [1]]
 
 
@@ -99,13 +99,23 @@ def test_vocabulary_accessors():
 
 
 def test_get_config_round_trip():
-    tokenizer = BertTokenizer(TINY_VOCAB, lowercase=False, max_input_chars_per_word=7, name="tok")
+    tokenizer = BertTokenizer(
+        TINY_VOCAB, do_lower_case=False, max_input_chars_per_word=7, name="tok"
+    )
     config = tokenizer.get_config()
     assert config["vocabulary"] == TINY_VOCAB
-    assert (config["lowercase"], config["max_input_chars_per_word"]) == (False, 7)
+    assert (config["do_lower_case"], config["max_input_chars_per_word"]) == (False, 7)
     restored = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(tokenizer))
     assert isinstance(restored, BertTokenizer) and restored.get_config() == config
     assert restored(["The quick FOX"]).to_list() == tokenizer(["The quick FOX"]).to_list()
+
+
+def test_config_saved_with_the_old_lowercase_key_still_loads():
+    # Before `do_lower_case` took google's name the argument was `lowercase`.
+    serialized = keras.saving.serialize_keras_object(BertTokenizer(TINY_VOCAB, do_lower_case=False))
+    serialized["config"]["lowercase"] = serialized["config"].pop("do_lower_case")
+    restored = keras.saving.deserialize_keras_object(serialized)
+    assert restored.do_lower_case is False and "lowercase" not in restored.get_config()
 
 
 def test_keras_file_round_trip(tmp_path):

@@ -144,3 +144,12 @@ def test_id_conversions(tokenizer):
     assert tokenizer.convert_tokens_to_ids(["want", "nope"]) == [3, 0]  # Unknown -> [UNK] (id 0).
     with pytest.raises(IndexError, match="outside the vocabulary"):
         tokenizer.convert_ids_to_tokens([len(GOLDEN_VOCAB)])
+
+
+def test_single_token_lookups_match_bert_tokenizers_methods(tokenizer):
+    # The same names and errors as `BertTokenizer.token_to_id` / `id_to_token`.
+    assert tokenizer.token_to_id("want") == 3 and tokenizer.id_to_token(3) == "want"
+    with pytest.raises(ValueError, match="not in the vocabulary"):
+        tokenizer.token_to_id("nope")
+    with pytest.raises(ValueError, match="outside the vocabulary"):
+        tokenizer.id_to_token(len(GOLDEN_VOCAB))

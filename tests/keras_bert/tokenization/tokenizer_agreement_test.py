@@ -85,9 +85,9 @@ def hf_tokenizer(casing, tmp_dir):
 
 def encode_all(casing, texts, tmp_dir):
     """Ids from the three tokenizers: (reference, in-graph, HF), each a list of lists."""
-    lowercase = casing == "uncased"
-    reference = ReferenceTokenizer(vocab_path(casing), do_lower_case=lowercase)
-    in_graph = tf.function(BertTokenizer(vocab_path(casing), lowercase=lowercase))
+    do_lower_case = casing == "uncased"
+    reference = ReferenceTokenizer(vocab_path(casing), do_lower_case=do_lower_case)
+    in_graph = tf.function(BertTokenizer(vocab_path(casing), do_lower_case=do_lower_case))
     hf = hf_tokenizer(casing, tmp_dir)
     reference_ids = [reference.encode(text) for text in texts]
     graph_ids = []

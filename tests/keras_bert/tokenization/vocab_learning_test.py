@@ -63,7 +63,9 @@ def test_learned_vocab_tokenizes_its_training_text_with_few_unknowns(learned, co
 
 def test_cased_learning_keeps_case_and_accents():
     lines = ["Éclair Paris Éclair Paris", "Zürich Café Zürich Café"] * 20
-    vocabulary = learn_vocabulary(tf.data.Dataset.from_tensor_slices(lines), 60, lowercase=False)
+    vocabulary = learn_vocabulary(
+        tf.data.Dataset.from_tensor_slices(lines), 60, do_lower_case=False
+    )
     assert "É" in vocabulary and "Z" in vocabulary and "##ü" in vocabulary
     tokenizer = ReferenceTokenizer(vocabulary, do_lower_case=False)
     assert "[UNK]" not in tokenizer.tokenize(" ".join(lines))

@@ -28,7 +28,7 @@ def write_records(path, seed=0, max_seq_length=train_worker.SEQ, max_predictions
     ]
     instances = create_training_instances(
         documents, TokenMasker(VOCAB, MaskingPolicy(max_predictions_per_seq=max_predictions)),
-        cls_id=2, sep_id=3, max_seq_length=max_seq_length, dupe_factor=4, rng=rng,
+        cls_token_id=2, sep_token_id=3, max_seq_length=max_seq_length, dupe_factor=4, rng=rng,
     )
     write_pretraining_records(instances, [path], max_seq_length, max_predictions)
 

@@ -1,0 +1,88 @@
+r"""Averages the weights of several QAT runs of one float parent ("model soup") into a QAT
+checkpoint that `export.cli` converts to full int8.
+
+Makes: docs/export.md, "Run 11: a soup of QAT runs". Rerun:
+
+    python -m experiments.qat_soup --task_name=squad --init_checkpoint=runs/squad_minilm_ship/out \
+        --qat_dirs=runs/export_squad_ship/qat/squad,runs/export_squad_ship_qat1200/qat/squad \
+        --output_dir=runs/export_squad_ship_soup/qat/squad --steps=600
+    python -m export.cli --task_name=squad --init_checkpoint=runs/squad_minilm_ship/out \
+        --export_dir=runs/export_squad_ship_soup --formats=tflite --quantizations=qat_int8 \
+        --calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz --qat_steps=600
+
+The second command finds the soup at its last step, trains nothing, and converts it. Every run
+must share the float parent and the int8 profile (the same graph); their calibrated ranges are
+averaged with the weights. Wortsman et al. 2022 ("Model soups") average fine-tuned models of
+one pretrained parent: runs from one parent stay in one basin, and their mean is often better
+than each run. Here every run starts from the same fine-tuned float model.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task_name", required=True)
+    parser.add_argument("--init_checkpoint", required=True, help="the float parent (a run's output_dir)")
+    parser.add_argument("--qat_dirs", required=True,
+                        help="comma-separated <export_dir>/qat/<name> folders of finished QAT runs")
+    parser.add_argument("--output_dir", required=True, help="the soup's <export_dir>/qat/<name>")
+    parser.add_argument("--steps", type=int, required=True,
+                        help="the step the soup is written at: export.cli's --qat_steps")
+    parser.add_argument("--max_seq_length", type=int, default=384)
+    args = parser.parse_args()
+    qat_dirs = args.qat_dirs.split(",")
+    if len(qat_dirs) < 2:
+        sys.exit("--qat_dirs: give at least two QAT folders to average.")
+    profiles = []
+    for folder in qat_dirs:
+        path = os.path.join(folder, "int8_profile.json")
+        if not os.path.exists(path):
+            sys.exit(f"{path} not found: pass export.cli's <export_dir>/qat/<name> folders.")
+        with open(path) as f:
+            profiles.append(json.load(f))
+    if any(profile != profiles[0] for profile in profiles[1:]):
+        sys.exit("The QAT runs have different int8 profiles (graphs): they cannot be averaged.")
+    if os.path.exists(os.path.join(args.output_dir, "ckpt")):
+        sys.exit(f"{args.output_dir}/ckpt exists: pick a new --output_dir.")
+
+    import numpy as np
+    import tensorflow as tf
+
+    from export.quantization.qat import quantize_aware
+    from export.task.task_model import load_task_model
+
+    qat = quantize_aware(load_task_model(args.task_name, args.init_checkpoint), profile=profiles[0])
+    shape = (1, args.max_seq_length)
+    qat({"token_ids": np.zeros(shape, "int32"), "segment_ids": np.zeros(shape, "int32"),
+         "padding_mask": np.ones(shape, "int32")})
+    checkpoint = tf.train.Checkpoint(model=qat)
+    total = [np.zeros(v.shape, "float64") for v in qat.weights]
+    for folder in qat_dirs:
+        latest = tf.train.latest_checkpoint(os.path.join(folder, "ckpt"))
+        if latest is None:
+            sys.exit(f"No checkpoint in {folder}/ckpt.")
+        checkpoint.restore(latest).assert_existing_objects_matched().expect_partial()
+        for i, variable in enumerate(qat.weights):
+            total[i] += variable.numpy()
+        print(f"read {latest}")
+    for variable, value in zip(qat.weights, total):
+        variable.assign((value / len(qat_dirs)).astype(variable.dtype))
+
+    os.makedirs(args.output_dir)
+    with open(os.path.join(args.output_dir, "int8_profile.json"), "w") as f:
+        json.dump(profiles[0], f)
+    saved = tf.train.CheckpointManager(checkpoint, os.path.join(args.output_dir, "ckpt"), 1).save(
+        checkpoint_number=args.steps)
+    with open(os.path.join(args.output_dir, "state.json"), "w") as f:
+        json.dump({"step": args.steps, "soup_of": qat_dirs}, f)
+    print(f"wrote {saved}: the mean of {len(qat_dirs)} runs' weights and ranges")
+
+
+if __name__ == "__main__":
+    main()
