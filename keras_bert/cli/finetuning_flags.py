@@ -7,7 +7,6 @@ google-research/bert's flag names: `--bert_config_file`, `--vocab_file`, `--init
 that carries them (an HF model directory, a keras_bert run, a google checkpoint folder).
 """
 
-import json
 import math
 import os
 import sys
@@ -18,6 +17,7 @@ from absl import flags
 
 from keras_bert.atomic_files import atomic_open
 from keras_bert.cli import precision_flags
+from keras_bert.cli import runtime_flags
 from keras_bert.cli import usage
 
 FLAGS = flags.FLAGS
@@ -51,15 +51,10 @@ def define_flags():
     flags.DEFINE_integer("iterations_per_loop", 100, "Steps per progress bar and checkpoint.")
     flags.DEFINE_integer("eval_every_steps", None, "Evaluate (and keep the best) every N steps.")
     flags.DEFINE_integer("max_train_examples", None, "Train on a seeded random subset of this size.")
-    flags.DEFINE_enum(
-        "distribution_strategy", "one_device", ["one_device", "mirrored", "tpu"],
-        "tf.distribute strategy for model.fit.",
+    # No multi_worker_mirrored: the fine-tuning tools train on one host (or a TPU).
+    runtime_flags.define_flags(
+        ["one_device", "mirrored", "tpu"], 12345, "the head, dropout and data order"
     )
-    flags.DEFINE_string("tpu", None, "TPU name or grpc:// address.")
-    flags.DEFINE_integer(
-        "num_cpu_devices", 0, "Split the CPU into this many devices (to try `mirrored` on a CPU)."
-    )
-    flags.DEFINE_integer("random_seed", 12345, "Seed for the head, dropout and data order.")
 
 
 def progress():
@@ -115,27 +110,6 @@ def tokenizer():
             "--init_checkpoint directory that has vocab.txt."
         )
     return ReferenceTokenizer(path, do_lower_case=FLAGS.do_lower_case)
-
-
-def strategy():
-    """The --distribution_strategy. Call it before anything else touches TensorFlow."""
-    import tensorflow as tf
-
-    from keras_bert.training.distribute import get_distribution_strategy
-
-    devices = None
-    if FLAGS.num_cpu_devices > 1:
-        cpu = tf.config.list_physical_devices("CPU")[0]
-        tf.config.set_logical_device_configuration(
-            cpu, [tf.config.LogicalDeviceConfiguration()] * FLAGS.num_cpu_devices
-        )
-        devices = [f"/cpu:{i}" for i in range(FLAGS.num_cpu_devices)]
-    try:
-        return get_distribution_strategy(
-            FLAGS.distribution_strategy, devices=devices, tpu_address=FLAGS.tpu
-        )
-    except ValueError as e:
-        raise usage.flag_error(e) from None
 
 
 def num_train_steps(num_examples):
@@ -216,10 +190,8 @@ def warm_start(model, require_head):
 
 
 def write_eval_results(results, name="eval_results.json"):
-    os.makedirs(FLAGS.output_dir, exist_ok=True)
-    path = os.path.join(FLAGS.output_dir, name)
-    with atomic_open(path) as f:
-        json.dump(results, f, indent=1, sort_keys=True)
+    """Writes `results` to --output_dir/`name` (keys sorted) and prints its scores."""
+    path = runtime_flags.write_json(name, results, sort_keys=True)
     print(f"Wrote {path}:", ", ".join(f"{k} {v:.4g}" for k, v in results.items()
                                       if isinstance(v, float)))
     return path

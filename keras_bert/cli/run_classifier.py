@@ -23,6 +23,7 @@ from absl import logging
 from keras_bert.atomic_files import atomic_open
 from keras_bert.cli import finetuning_flags
 from keras_bert.cli import precision_flags
+from keras_bert.cli import runtime_flags
 from keras_bert.cli import usage
 
 FLAGS = flags.FLAGS
@@ -79,70 +80,105 @@ def main(argv):
     if not (FLAGS.do_train or FLAGS.do_eval):
         raise app.UsageError("Nothing to do: pass --do_train and/or --do_eval.")
     task, train, dev = _task_and_examples(FLAGS.do_train, True)
-    import keras
-    import numpy as np
-
-    from keras_bert.data.length_batching import length_grouped_dataset
-    from keras_bert.metrics.classification_metrics import classification_metrics
-    from keras_bert.models.bert_classifier import BertClassifier
-    from keras_bert.models.bert_encoder import BertEncoder
-    from keras_bert.tokenization.bert_preprocessor import BertPreprocessor
-
-    strategy = finetuning_flags.strategy()  # first: it may split the CPU into devices
+    strategy = runtime_flags.strategy(runtime_flags.split_cpu())  # first: it splits the CPU
     _, jit_compile = precision_flags.apply()  # before any model is built
     config = finetuning_flags.bert_config()
     tokenizer = finetuning_flags.tokenizer()
-    preprocessor = BertPreprocessor(
+    preprocessor = _preprocessor(tokenizer)
+    model = _model(config, strategy, task)
+    dev_set = _encode(dev, task, preprocessor)
+    if FLAGS.do_train:
+        _train(model, strategy, config, tokenizer, task, train, dev_set, preprocessor, jit_compile)
+    _write_results(model, task, dev, dev_set)
+
+
+def _preprocessor(tokenizer):
+    """The in-graph tokenizer and packer of --max_seq_length inputs."""
+    from keras_bert.tokenization.bert_preprocessor import BertPreprocessor
+
+    return BertPreprocessor(
         tokenizer.vocabulary, FLAGS.max_seq_length, do_lower_case=FLAGS.do_lower_case
     )
+
+
+def _model(config, strategy, task):
+    """The classifier, seeded, warm-started from --init_checkpoint (or resumed)."""
+    import keras
+
+    from keras_bert.models.bert_classifier import BertClassifier
+    from keras_bert.models.bert_encoder import BertEncoder
+
     keras.utils.set_random_seed(FLAGS.random_seed)
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     with strategy.scope():
         model = BertClassifier(BertEncoder.from_bert_config(config), num_classes=len(task.labels))
     finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
-    dev_inputs, dev_labels = _encode(dev, task, preprocessor)
+    return model
 
-    def scores(logits):
-        results = classification_metrics(dev_labels, logits.argmax(-1), task.metrics)
-        results["eval_loss"] = float(
-            keras.losses.SparseCategoricalCrossentropy(from_logits=True)(dev_labels, logits)
-        )
-        return results
+
+def _scores(logits, labels, task):
+    """The task's metrics and the loss of `logits` against `labels`."""
+    import keras
+
+    from keras_bert.metrics.classification_metrics import classification_metrics
+
+    results = classification_metrics(labels, logits.argmax(-1), task.metrics)
+    results["eval_loss"] = float(
+        keras.losses.SparseCategoricalCrossentropy(from_logits=True)(labels, logits)
+    )
+    return results
+
+
+def _train(model, strategy, config, tokenizer, task, train, dev_set, preprocessor, jit_compile):
+    """Fine-tunes `model` on `train` (or a --max_train_examples subset), scoring `dev_set`
+    (`(inputs, label_ids)`) during training, and loads the best checkpoint."""
+    import keras
+    import numpy as np
+
+    from keras_bert.data.length_batching import length_grouped_dataset
+
+    dev_inputs, dev_labels = dev_set
 
     def evaluate(m):
-        return scores(m.predict(dev_inputs, batch_size=FLAGS.eval_batch_size, verbose=0))
+        logits = m.predict(dev_inputs, batch_size=FLAGS.eval_batch_size, verbose=0)
+        return _scores(logits, dev_labels, task)
 
-    if FLAGS.do_train:
-        if FLAGS.max_train_examples and FLAGS.max_train_examples < len(train):
-            order = np.random.default_rng(FLAGS.random_seed).permutation(len(train))
-            train = [train[i] for i in sorted(order[: FLAGS.max_train_examples])]
-        steps = finetuning_flags.num_train_steps(len(train))
-        with strategy.scope():
-            finetuning_flags.compile_model(
-                model, steps, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                jit_compile=jit_compile,
-                metrics=["accuracy"],
-            )
-        finetuner = finetuning_flags.finetuner(
-            model, strategy, tokenizer, steps, len(train), evaluate, task.metrics[0]
+    if FLAGS.max_train_examples and FLAGS.max_train_examples < len(train):
+        order = np.random.default_rng(FLAGS.random_seed).permutation(len(train))
+        train = [train[i] for i in sorted(order[: FLAGS.max_train_examples])]
+    steps = finetuning_flags.num_train_steps(len(train))
+    with strategy.scope():
+        finetuning_flags.compile_model(
+            model, steps, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            jit_compile=jit_compile,
+            metrics=["accuracy"],
         )
-        print(
-            f"Training {config.num_hidden_layers}x{config.hidden_size} BERT on {task.name} for "
-            f"{steps} steps ({len(train)} examples, batch {FLAGS.train_batch_size}); dev scored "
-            f"every {finetuner.eval_every_steps} steps, best by {task.metrics[0]}"
-        )
-        train_inputs, train_labels = _encode(train, task, preprocessor)
-        finetuner.fit(length_grouped_dataset(
-            train_inputs, (train_labels,), FLAGS.train_batch_size, steps, FLAGS.random_seed,
-            pad_to_multiple_of=finetuning_flags.pad_to_multiple_of(jit_compile),
-        ))
-        finetuning_flags.load_best(model, finetuner)
+    finetuner = finetuning_flags.finetuner(
+        model, strategy, tokenizer, steps, len(train), evaluate, task.metrics[0]
+    )
+    print(
+        f"Training {config.num_hidden_layers}x{config.hidden_size} BERT on {task.name} for "
+        f"{steps} steps ({len(train)} examples, batch {FLAGS.train_batch_size}); dev scored "
+        f"every {finetuner.eval_every_steps} steps, best by {task.metrics[0]}"
+    )
+    train_inputs, train_labels = _encode(train, task, preprocessor)
+    finetuner.fit(length_grouped_dataset(
+        train_inputs, (train_labels,), FLAGS.train_batch_size, steps, FLAGS.random_seed,
+        pad_to_multiple_of=finetuning_flags.pad_to_multiple_of(jit_compile),
+    ))
+    finetuning_flags.load_best(model, finetuner)
 
+
+def _write_results(model, task, dev, dev_set):
+    """Scores the dev set: writes eval_predictions.tsv and eval_results.json."""
+    import keras
+
+    dev_inputs, dev_labels = dev_set
     logits = model.predict(
         dev_inputs, batch_size=FLAGS.eval_batch_size, verbose=finetuning_flags.progress()
     )
     probabilities = keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
-    results = scores(logits)
+    results = _scores(logits, dev_labels, task)
     results.update(num_examples=len(dev), task=task.name)
     with atomic_open(os.path.join(FLAGS.output_dir, "eval_predictions.tsv")) as f:
         f.write("source\tlabel\tprediction\t" + "\t".join(f"p_{l}" for l in task.labels) + "\n")

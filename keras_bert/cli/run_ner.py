@@ -21,6 +21,7 @@ from absl import logging
 from keras_bert.atomic_files import atomic_open
 from keras_bert.cli import finetuning_flags
 from keras_bert.cli import precision_flags
+from keras_bert.cli import runtime_flags
 from keras_bert.cli import usage
 
 FLAGS = flags.FLAGS
@@ -46,99 +47,131 @@ def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
     logging.set_verbosity(logging.WARNING)
+    sentences = _read_splits()
+    strategy = runtime_flags.strategy(runtime_flags.split_cpu())  # first: it splits the CPU
+    _, jit_compile = precision_flags.apply()  # before any model is built
+    config = finetuning_flags.bert_config()
+    tokenizer = finetuning_flags.tokenizer()
+    features = _features(sentences, tokenizer)
+    model = _model(config, strategy)
+    if FLAGS.do_train:
+        _train(model, strategy, config, tokenizer, sentences, features, jit_compile)
+    for split, wanted, name in (("valid", FLAGS.do_train or FLAGS.do_eval, "eval_results.json"),
+                                ("test", FLAGS.do_predict, "test_results.json")):
+        if wanted:
+            results = _score(model, split, sentences, features, write=True)
+            results["num_sentences"] = len(sentences[split])
+            finetuning_flags.write_eval_results(results, name)
+
+
+def _read_splits():
+    """The sentences of each split the flags need, by split name (read before the model is
+    built, so a missing or malformed file fails fast)."""
     if not (FLAGS.do_train or FLAGS.do_eval or FLAGS.do_predict):
         raise app.UsageError("Nothing to do: pass --do_train, --do_eval and/or --do_predict.")
     splits = {"train": FLAGS.do_train, "valid": FLAGS.do_train or FLAGS.do_eval,
               "test": FLAGS.do_predict}
-    sentences = {split: _read(split) for split, wanted in splits.items() if wanted}
-    import keras
-    import numpy as np
+    return {split: _read(split) for split, wanted in splits.items() if wanted}
 
+
+def _features(sentences, tokenizer):
+    """Each split's sentences as model inputs and first-piece labels; reports truncations."""
     from keras_bert.data.conll_ner import CONLL2003_LABELS
     from keras_bert.data.conll_ner import convert_ner_sentences
-    from keras_bert.data.conll_ner import word_predictions
-    from keras_bert.data.length_batching import length_grouped_dataset
-    from keras_bert.metrics.conlleval import conlleval
-    from keras_bert.models.bert_encoder import BertEncoder
-    from keras_bert.models.bert_token_classifier import BertTokenClassifier
 
-    labels = CONLL2003_LABELS
-    strategy = finetuning_flags.strategy()  # first: it may split the CPU into devices
-    _, jit_compile = precision_flags.apply()  # before any model is built
-    config = finetuning_flags.bert_config()
-    tokenizer = finetuning_flags.tokenizer()
     features = {
-        split: convert_ner_sentences(s, tokenizer, labels, FLAGS.max_seq_length)
+        split: convert_ner_sentences(s, tokenizer, CONLL2003_LABELS, FLAGS.max_seq_length)
         for split, s in sentences.items()
     }
     for split, f in features.items():
         if f.num_truncated:
             print(f"{split}: {f.num_truncated} sentences longer than --max_seq_length="
                   f"{FLAGS.max_seq_length} pieces; their cut-off words are predicted O")
+    return features
+
+
+def _model(config, strategy):
+    """The token classifier, seeded, warm-started from --init_checkpoint (or resumed)."""
+    import keras
+
+    from keras_bert.data.conll_ner import CONLL2003_LABELS
+    from keras_bert.models.bert_encoder import BertEncoder
+    from keras_bert.models.bert_token_classifier import BertTokenClassifier
+
     keras.utils.set_random_seed(FLAGS.random_seed)
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     with strategy.scope():
-        model = BertTokenClassifier(BertEncoder.from_bert_config(config), num_classes=len(labels))
-    finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
-
-    def score(split, m, write=False):
-        f = features[split]
-        logits = m.predict(
-            f.inputs(), batch_size=FLAGS.eval_batch_size,
-            verbose=finetuning_flags.progress() if write else 0,
+        model = BertTokenClassifier(
+            BertEncoder.from_bert_config(config), num_classes=len(CONLL2003_LABELS)
         )
-        predicted = word_predictions(f, logits, labels)
-        gold = [s.tags for s in sentences[split]]
-        results = conlleval(gold, predicted)
-        if write:
-            with atomic_open(os.path.join(FLAGS.output_dir, f"{split}_predictions.txt")) as out:
-                for sentence, tags in zip(sentences[split], predicted):
-                    rows = zip(sentence.words, sentence.tags, tags)
-                    out.writelines(f"{w} {g} {p}\n" for w, g, p in rows)
-                    out.write("\n")
-        return results
+    finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
+    return model
+
+
+def _score(model, split, sentences, features, write=False):
+    """conlleval's scores of `model` on `split`; `write`: also its {split}_predictions.txt."""
+    from keras_bert.data.conll_ner import CONLL2003_LABELS
+    from keras_bert.data.conll_ner import word_predictions
+    from keras_bert.metrics.conlleval import conlleval
+
+    f = features[split]
+    logits = model.predict(
+        f.inputs(), batch_size=FLAGS.eval_batch_size,
+        verbose=finetuning_flags.progress() if write else 0,
+    )
+    predicted = word_predictions(f, logits, CONLL2003_LABELS)
+    gold = [s.tags for s in sentences[split]]
+    results = conlleval(gold, predicted)
+    if write:
+        with atomic_open(os.path.join(FLAGS.output_dir, f"{split}_predictions.txt")) as out:
+            for sentence, tags in zip(sentences[split], predicted):
+                rows = zip(sentence.words, sentence.tags, tags)
+                out.writelines(f"{w} {g} {p}\n" for w, g, p in rows)
+                out.write("\n")
+    return results
+
+
+def _train(model, strategy, config, tokenizer, sentences, features, jit_compile):
+    """Fine-tunes `model` on train (or a --max_train_examples subset), scoring valid F1 during
+    training, and loads the best checkpoint."""
+    import keras
+    import numpy as np
+
+    from keras_bert.data.length_batching import length_grouped_dataset
 
     def evaluate(m):
-        results = score("valid", m)
+        results = _score(m, "valid", sentences, features)
         return {k: v for k, v in results.items() if k != "per_type"}
 
-    if FLAGS.do_train:
-        f = features["train"]
-        if FLAGS.max_train_examples and FLAGS.max_train_examples < len(f.token_ids):
-            keep = np.sort(np.random.default_rng(FLAGS.random_seed).permutation(
-                len(f.token_ids))[: FLAGS.max_train_examples])
-        else:
-            keep = np.arange(len(f.token_ids))
-        steps = finetuning_flags.num_train_steps(len(keep))
-        with strategy.scope():
-            finetuning_flags.compile_model(
-                model, steps, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                jit_compile=jit_compile,
-            )
-        # Pieces after a word's first carry label -1 and weight 0, so the label value is moot.
-        dataset = length_grouped_dataset(
-            {k: v[keep] for k, v in f.inputs().items()},
-            (np.maximum(f.label_ids[keep], 0), f.sample_weight()[keep]),
-            FLAGS.train_batch_size, steps, FLAGS.random_seed,
-            pad_to_multiple_of=finetuning_flags.pad_to_multiple_of(jit_compile),
+    f = features["train"]
+    if FLAGS.max_train_examples and FLAGS.max_train_examples < len(f.token_ids):
+        keep = np.sort(np.random.default_rng(FLAGS.random_seed).permutation(
+            len(f.token_ids))[: FLAGS.max_train_examples])
+    else:
+        keep = np.arange(len(f.token_ids))
+    steps = finetuning_flags.num_train_steps(len(keep))
+    with strategy.scope():
+        finetuning_flags.compile_model(
+            model, steps, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            jit_compile=jit_compile,
         )
-        finetuner = finetuning_flags.finetuner(
-            model, strategy, tokenizer, steps, len(keep), evaluate, "f1"
-        )
-        print(
-            f"Training {config.num_hidden_layers}x{config.hidden_size} BERT for NER, {steps} "
-            f"steps ({len(keep)} sentences, batch {FLAGS.train_batch_size}); valid F1 every "
-            f"{finetuner.eval_every_steps} steps"
-        )
-        finetuner.fit(dataset)
-        finetuning_flags.load_best(model, finetuner)
-
-    for split, wanted, name in (("valid", FLAGS.do_train or FLAGS.do_eval, "eval_results.json"),
-                                ("test", FLAGS.do_predict, "test_results.json")):
-        if wanted:
-            results = score(split, model, write=True)
-            results["num_sentences"] = len(sentences[split])
-            finetuning_flags.write_eval_results(results, name)
+    # Pieces after a word's first carry label -1 and weight 0, so the label value is moot.
+    dataset = length_grouped_dataset(
+        {k: v[keep] for k, v in f.inputs().items()},
+        (np.maximum(f.label_ids[keep], 0), f.sample_weight()[keep]),
+        FLAGS.train_batch_size, steps, FLAGS.random_seed,
+        pad_to_multiple_of=finetuning_flags.pad_to_multiple_of(jit_compile),
+    )
+    finetuner = finetuning_flags.finetuner(
+        model, strategy, tokenizer, steps, len(keep), evaluate, "f1"
+    )
+    print(
+        f"Training {config.num_hidden_layers}x{config.hidden_size} BERT for NER, {steps} "
+        f"steps ({len(keep)} sentences, batch {FLAGS.train_batch_size}); valid F1 every "
+        f"{finetuner.eval_every_steps} steps"
+    )
+    finetuner.fit(dataset)
+    finetuning_flags.load_best(model, finetuner)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ recipe's value. BERT's recipe (`--recipe=bert`) stays the default.
 """
 
 import dataclasses
-import json
 import os
 
 from absl import app
@@ -34,6 +33,7 @@ from absl import logging
 from keras_bert.atomic_files import atomic_open
 from keras_bert.cli import finetuning_flags
 from keras_bert.cli import precision_flags
+from keras_bert.cli import runtime_flags
 from keras_bert.cli import usage
 
 FLAGS = flags.FLAGS
@@ -56,14 +56,11 @@ flags.DEFINE_string("eval_input_file", None, "Evaluation TFRecords (default: --i
 flags.DEFINE_integer("eval_batch_size", 8, "Global evaluation batch size.")
 flags.DEFINE_integer("max_eval_steps", 100, "Maximum evaluation batches.")
 flags.DEFINE_integer("iterations_per_loop", 10, "Steps per compiled loop (between log lines).")
-flags.DEFINE_enum(
-    "distribution_strategy", "one_device",
-    ["one_device", "mirrored", "multi_worker_mirrored", "tpu"], "tf.distribute strategy.",
+runtime_flags.define_flags(
+    ["one_device", "mirrored", "multi_worker_mirrored", "tpu"], 0,
+    "initialization, data order and dynamic masks",
 )
-flags.DEFINE_string("tpu", None, "TPU name or grpc:// address for --distribution_strategy=tpu.")
-flags.DEFINE_integer(
-    "num_cpu_devices", 0, "Split the CPU into this many logical devices (testing `mirrored`)."
-)
+flags.adopt_module_key_flags(runtime_flags)  # listed by --help with this tool's own flags
 precision_flags.define_flags()
 # The name this flag had before --dtype_policy (the README showed it): scripts keep working.
 flags.DEFINE_alias("mixed_precision", "dtype_policy")
@@ -72,7 +69,6 @@ flags.DEFINE_float("weight_decay_rate", 0.01, "Decoupled weight decay (not on La
 flags.DEFINE_integer("gradient_accumulation_steps", 1, "Micro-batches per optimizer step.")
 flags.DEFINE_bool("dynamic_masking", False, "Draw new masks every batch (RoBERTa) from --vocab_file.")
 flags.DEFINE_string("vocab_file", None, "vocab.txt, needed with --dynamic_masking.")
-flags.DEFINE_integer("random_seed", 0, "Seed for initialization, data order and dynamic masks.")
 flags.DEFINE_enum(
     "objective", "mlm", ["mlm", "causal_lm", "bidirectional_lm"],
     "mlm: BERT's masked LM. causal_lm: next-token prediction with causal attention (GPT). "
@@ -143,42 +139,42 @@ def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
     logging.set_verbosity(logging.WARNING)  # TF's per-checkpoint INFO lines would break the bar
-    if FLAGS.num_cpu_devices > 1:
-        import tensorflow as tf
+    devices = runtime_flags.split_cpu()  # first: before anything touches TensorFlow's devices
+    budget, config, files, eval_files = _check_flags()
+    policy, masker = _masker()
+    strategy = runtime_flags.strategy(devices)
+    dtype_policy, jit_compile = precision_flags.apply()
+    # --pretraining_dropout (the budget recipe: 0) while training; bert_config.json keeps the
+    # model's own rates. Scoring alone builds the model without dropout (it is off in evaluation),
+    # so a run trained with any rate can be restored.
+    dropout = FLAGS.pretraining_dropout if FLAGS.do_train else 0.0
+    model, optimizer = _model(config, strategy, budget, dropout, dtype_policy)
+    trainer = _trainer(model, optimizer, strategy, budget, jit_compile)
+    resumed = _check_run_dir(config)
+    if trainer.chief and FLAGS.do_train:  # scoring alone leaves the run's own records as they are
+        _record_run(config, policy, budget, dropout)
+    _warm_start(model, resumed)
+    if FLAGS.do_train:
+        _train(trainer, config, files, masker, resumed)
+    elif resumed:
+        trainer.restore(weights_only=True)
+    if FLAGS.do_eval:
+        _evaluate(trainer, eval_files, masker)
 
-        cpu = tf.config.list_physical_devices("CPU")[0]
-        tf.config.set_logical_device_configuration(
-            cpu, [tf.config.LogicalDeviceConfiguration()] * FLAGS.num_cpu_devices
-        )
-    import keras
-    import tensorflow as tf
 
-    from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
-    from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
-    from keras_bert.data.dynamic_masking import DynamicMasker
-    from keras_bert.data.masking import MaskingPolicy
-    from keras_bert.data.next_token_targets import NextTokenTargets
+def _check_flags():
+    """Applies --recipe and checks the flags and the records they name against each other.
+    Returns `(budget, config, files, eval_files)`: the recipe's `Budget` (or None), the
+    `BertConfig`, and the training and evaluation TFRecord files."""
     from keras_bert.data.pretraining_dataset import expand_input_files
-    from keras_bert.data.pretraining_dataset import pretraining_dataset
     from keras_bert.data.pretraining_records import check_pretraining_records
-    from keras_bert.models.bert_config import BertConfig
-    from keras_bert.models.bert_encoder import BertEncoder
-    from keras_bert.models.bert_pretrainer import BertPretrainer
-    from keras_bert.tokenization.vocab import load_vocabulary
-    from keras_bert.training.distribute import get_distribution_strategy
-    from keras_bert.training.budget_schedule import BudgetSchedule
-    from keras_bert.training.optimizer import create_optimizer
-    from keras_bert.training.pretraining_objective import PRETRAINING_OBJECTIVES
-    from keras_bert.training.pretraining_objective import write_pretraining_objective
-    from keras_bert.training.pretraining_trainer import PretrainingTrainer
-    from keras_bert.training.pretraining_trainer import is_chief
 
     try:
         budget = apply_recipe()
         if FLAGS.pretraining_dropout is not None and not 0.0 <= FLAGS.pretraining_dropout < 1.0:
             raise ValueError(f"--pretraining_dropout={FLAGS.pretraining_dropout:g}: a rate in "
                              "[0, 1) (0 turns dropout off).")
-        config = finetuning_flags.bert_config()
+        config = finetuning_flags.bert_config()  # also checks --max_seq_length against it
         files = expand_input_files(FLAGS.input_file)
         next_sentence = check_pretraining_records(
             files, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)
@@ -192,12 +188,22 @@ def main(argv):
             check_pretraining_records(eval_files, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)
         if not (FLAGS.do_train or FLAGS.do_eval):
             raise ValueError("Nothing to do: pass --do_train and/or --do_eval.")
-        if FLAGS.max_seq_length > config.max_position_embeddings:
-            raise ValueError(
-                f"--max_seq_length={FLAGS.max_seq_length} exceeds max_position_embeddings="
-                f"{config.max_position_embeddings} of --bert_config_file."
-            )
-        masker = None
+    except (ValueError, FileNotFoundError) as e:
+        raise usage.flag_error(e) from None
+    return budget, config, files, eval_files
+
+
+def _masker():
+    """The objective's targets. Returns `(policy, masker)`: the --masked_lm_prob / rates
+    `MaskingPolicy`, and what draws the targets of each batch: next-token targets for the
+    next-token objectives, a `DynamicMasker` with --dynamic_masking, else None (the records'
+    stored masks)."""
+    from keras_bert.data.dynamic_masking import DynamicMasker
+    from keras_bert.data.masking import MaskingPolicy
+    from keras_bert.data.next_token_targets import NextTokenTargets
+    from keras_bert.tokenization.vocab import load_vocabulary
+
+    try:
         policy = MaskingPolicy(
             masked_lm_prob=FLAGS.masked_lm_prob,
             max_predictions_per_seq=FLAGS.max_predictions_per_seq,
@@ -212,32 +218,35 @@ def main(argv):
                     f"--objective={FLAGS.objective} predicts every next token of unmasked text; "
                     f"{', '.join(changed) or '--dynamic_masking'} only applies to --objective=mlm."
                 )
-            masker = NextTokenTargets()
-        elif FLAGS.dynamic_masking:
+            return policy, NextTokenTargets()
+        if FLAGS.dynamic_masking:
             if not FLAGS.vocab_file:
                 raise ValueError("--dynamic_masking needs --vocab_file.")
-            masker = DynamicMasker(load_vocabulary(FLAGS.vocab_file), policy, seed=FLAGS.random_seed)
-        elif changed:
+            vocabulary = load_vocabulary(FLAGS.vocab_file)
+            return policy, DynamicMasker(vocabulary, policy, seed=FLAGS.random_seed)
+        if changed:
             raise ValueError(
                 f"{', '.join(changed)} set the masks drawn during training, with "
                 "--dynamic_masking --vocab_file=...; without it the records' stored masks are "
                 "used (set the rates when creating them: create_pretraining_data has the same flags)."
             )
-        devices = None
-        if FLAGS.num_cpu_devices > 1 and FLAGS.distribution_strategy == "mirrored":
-            devices = [f"/cpu:{i}" for i in range(FLAGS.num_cpu_devices)]
-        strategy = get_distribution_strategy(
-            FLAGS.distribution_strategy, devices=devices, tpu_address=FLAGS.tpu
-        )
     except (ValueError, FileNotFoundError) as e:
         raise usage.flag_error(e) from None
+    return policy, None
 
-    dtype_policy, jit_compile = precision_flags.apply()
+
+def _model(config, strategy, budget, dropout, dtype_policy):
+    """The `BertPretrainer` for --objective and its optimizer, built in `strategy`'s scope with
+    `dropout` (None: the config's rates). Returns `(model, optimizer)`."""
+    import keras
+
+    from keras_bert.models.bert_encoder import BertEncoder
+    from keras_bert.models.bert_pretrainer import BertPretrainer
+    from keras_bert.training.budget_schedule import BudgetSchedule
+    from keras_bert.training.optimizer import create_optimizer
+    from keras_bert.training.pretraining_objective import PRETRAINING_OBJECTIVES
+
     keras.utils.set_random_seed(FLAGS.random_seed)
-    # --pretraining_dropout (the budget recipe: 0) while training; bert_config.json keeps the
-    # model's own rates. Scoring alone builds the model without dropout (it is off in evaluation),
-    # so a run trained with any rate can be restored.
-    dropout = FLAGS.pretraining_dropout if FLAGS.do_train else 0.0
     train_config = config if dropout is None else dataclasses.replace(
         config, hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout)
     with strategy.scope():
@@ -260,8 +269,15 @@ def main(argv):
             raise app.UsageError(f"{e} (--num_train_steps / --num_warmup_steps)") from None
         if dtype_policy == "mixed_float16":
             optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
+    return model, optimizer
+
+
+def _trainer(model, optimizer, strategy, budget, jit_compile):
+    """The `PretrainingTrainer` of --output_dir (checkpoints, logs, the step and budget)."""
+    from keras_bert.training.pretraining_trainer import PretrainingTrainer
+
     try:
-        trainer = PretrainingTrainer(
+        return PretrainingTrainer(
             model,
             optimizer,
             strategy,
@@ -277,7 +293,14 @@ def main(argv):
     except ValueError as e:
         raise usage.flag_error(e) from None
 
-    chief = is_chief(strategy)
+
+def _check_run_dir(config):
+    """Checks that --output_dir holds no run of another model; returns its latest checkpoint
+    (None: a new run)."""
+    import tensorflow as tf
+
+    from keras_bert.models.bert_config import BertConfig
+
     resumed = tf.train.latest_checkpoint(FLAGS.output_dir)
     config_path = os.path.join(FLAGS.output_dir, "bert_config.json")
     if os.path.exists(config_path) and BertConfig.from_json_file(config_path) != config:
@@ -285,23 +308,37 @@ def main(argv):
             f"--output_dir {FLAGS.output_dir} holds a run of another model ({config_path} differs "
             "from --bert_config_file). Use a new --output_dir, or the run's own config."
         )
-    if chief and FLAGS.do_train:  # scoring alone leaves the run's own records as they are
-        os.makedirs(FLAGS.output_dir, exist_ok=True)
-        config.to_json_file(config_path)
-        write_pretraining_objective(
-            FLAGS.output_dir,
-            FLAGS.objective,
-            **(
-                {"dynamic_masking": FLAGS.dynamic_masking, **dataclasses.asdict(policy)}
-                if FLAGS.objective == "mlm"
-                else {}
-            ),
-            nsp_loss_weight=FLAGS.nsp_loss_weight,
-            recipe=FLAGS.recipe,
-            **({"budget": dataclasses.asdict(budget), "warmup_fraction": FLAGS.warmup_fraction}
-               if budget else {}),
-            **({"pretraining_dropout": dropout} if dropout is not None else {}),
-        )
+    return resumed
+
+
+def _record_run(config, policy, budget, dropout):
+    """Writes the run's bert_config.json and its objective (masking, recipe, budget, dropout)
+    into --output_dir."""
+    from keras_bert.training.pretraining_objective import write_pretraining_objective
+
+    os.makedirs(FLAGS.output_dir, exist_ok=True)
+    config.to_json_file(os.path.join(FLAGS.output_dir, "bert_config.json"))
+    write_pretraining_objective(
+        FLAGS.output_dir,
+        FLAGS.objective,
+        **(
+            {"dynamic_masking": FLAGS.dynamic_masking, **dataclasses.asdict(policy)}
+            if FLAGS.objective == "mlm"
+            else {}
+        ),
+        nsp_loss_weight=FLAGS.nsp_loss_weight,
+        recipe=FLAGS.recipe,
+        **({"budget": dataclasses.asdict(budget), "warmup_fraction": FLAGS.warmup_fraction}
+           if budget else {}),
+        **({"pretraining_dropout": dropout} if dropout is not None else {}),
+    )
+
+
+def _warm_start(model, resumed):
+    """Loads --init_checkpoint into `model` unless the run resumes from its own checkpoint;
+    scoring alone needs one of the two."""
+    from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
+
     if not FLAGS.do_train and not resumed and not FLAGS.init_checkpoint:
         raise app.UsageError(
             f"--do_eval without training needs weights: {FLAGS.output_dir} has no checkpoint and "
@@ -312,6 +349,14 @@ def main(argv):
             print("Initialized from", load_init_checkpoint(model, FLAGS.init_checkpoint))
         except (ValueError, FileNotFoundError) as e:
             raise app.UsageError(f"--init_checkpoint: {usage.flag_names(e)}") from None
+
+
+def _train(trainer, config, files, masker, resumed):
+    """Trains on `files` to --num_train_steps or the budget (resuming from `resumed`), then the
+    chief saves the model in google's format (bert_model.ckpt, bert_config.json) and
+    final_metrics.json."""
+    from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
+    from keras_bert.data.pretraining_dataset import pretraining_dataset
 
     def dataset_fn(context, batch_size, start_batch):
         return pretraining_dataset(
@@ -326,49 +371,50 @@ def main(argv):
             start_batch=start_batch,
         )
 
-    if FLAGS.do_train:
-        print(
-            f"Training {config.num_hidden_layers}x{config.hidden_size} BERT on {len(files)} file(s), "
-            f"{strategy.num_replicas_in_sync} replica(s), global batch {FLAGS.train_batch_size}"
-            + (f", budget {budget.describe()}" if budget else "")
-            + (f", resuming from {resumed}" if resumed else "")
+    budget = trainer.budget
+    print(
+        f"Training {config.num_hidden_layers}x{config.hidden_size} BERT on {len(files)} file(s), "
+        f"{trainer.strategy.num_replicas_in_sync} replica(s), global batch {FLAGS.train_batch_size}"
+        + (f", budget {budget.describe()}" if budget else "")
+        + (f", resuming from {resumed}" if resumed else "")
+    )
+    # A budget ends the run; --num_train_steps only caps it when given.
+    steps = FLAGS.num_train_steps if budget is None or FLAGS["num_train_steps"].present else None
+    metrics = trainer.train(dataset_fn, steps)
+    if trainer.chief:
+        save_tf1_checkpoint(trainer.model, os.path.join(FLAGS.output_dir, "bert_model.ckpt"))
+        # The model's own dropout (not the training one).
+        config.to_json_file(os.path.join(FLAGS.output_dir, "bert_config.json"))
+        runtime_flags.write_json(
+            "final_metrics.json", {"step": int(trainer.global_step.numpy()), **metrics}
         )
-        # A budget ends the run; --num_train_steps only caps it when given.
-        steps = FLAGS.num_train_steps if budget is None or FLAGS["num_train_steps"].present else None
-        metrics = trainer.train(dataset_fn, steps)
-        if chief:
-            save_tf1_checkpoint(model, os.path.join(FLAGS.output_dir, "bert_model.ckpt"))
-            config.to_json_file(config_path)  # the model's own dropout (not train_config's)
-            with atomic_open(os.path.join(FLAGS.output_dir, "final_metrics.json")) as f:
-                json.dump({"step": int(trainer.global_step.numpy()), **metrics}, f, indent=1)
-            print("Final:", ", ".join(f"{k} {v:.4g}" for k, v in metrics.items()))
-    elif resumed:
-        trainer.restore(weights_only=True)
+        print("Final:", ", ".join(f"{k} {v:.4g}" for k, v in metrics.items()))
 
-    if FLAGS.do_eval:
 
-        def eval_dataset_fn(context, batch_size):
-            return pretraining_dataset(
-                eval_files, batch_size, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq,
-                is_training=False, input_context=context,
-                # A next-token run is scored on next-token targets; masked-LM runs on the
-                # records' stored masks.
-                masker=masker if FLAGS.objective != "mlm" else None,
-            )
+def _evaluate(trainer, eval_files, masker):
+    """Scores masked-LM / NSP (or next-token) loss and accuracy on up to --max_eval_steps
+    batches of `eval_files`; the chief writes eval_results.txt and eval_results.json."""
+    from keras_bert.data.pretraining_dataset import pretraining_dataset
 
-        try:
-            results = trainer.evaluate(eval_dataset_fn, FLAGS.max_eval_steps, FLAGS.eval_batch_size)
-        except ValueError as e:
-            raise usage.flag_error(e, {"batch_size": "eval_batch_size"}) from None
-        results["global_step"] = int(trainer.global_step.numpy())
-        if chief:
-            for name, text in (
-                ("eval_results.txt", "".join(f"{k} = {v}\n" for k, v in sorted(results.items()))),
-                ("eval_results.json", json.dumps(results, indent=1)),
-            ):
-                with atomic_open(os.path.join(FLAGS.output_dir, name)) as f:
-                    f.write(text)
-        print("Eval:", ", ".join(f"{k} {v:.4g}" for k, v in sorted(results.items())))
+    def eval_dataset_fn(context, batch_size):
+        return pretraining_dataset(
+            eval_files, batch_size, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq,
+            is_training=False, input_context=context,
+            # A next-token run is scored on next-token targets; masked-LM runs on the
+            # records' stored masks.
+            masker=masker if FLAGS.objective != "mlm" else None,
+        )
+
+    try:
+        results = trainer.evaluate(eval_dataset_fn, FLAGS.max_eval_steps, FLAGS.eval_batch_size)
+    except ValueError as e:
+        raise usage.flag_error(e, {"batch_size": "eval_batch_size"}) from None
+    results["global_step"] = int(trainer.global_step.numpy())
+    if trainer.chief:
+        with atomic_open(os.path.join(FLAGS.output_dir, "eval_results.txt")) as f:
+            f.write("".join(f"{k} = {v}\n" for k, v in sorted(results.items())))
+        runtime_flags.write_json("eval_results.json", results)
+    print("Eval:", ", ".join(f"{k} {v:.4g}" for k, v in sorted(results.items())))
 
 
 if __name__ == "__main__":

@@ -13,16 +13,15 @@ google-research/bert's flag names. `--do_predict` writes `predictions.json`,
 Evaluate a fine-tuned model without training: `--do_predict --init_checkpoint=<output_dir>/best`.
 """
 
-import json
 import os
 
 from absl import app
 from absl import flags
 from absl import logging
 
-from keras_bert.atomic_files import atomic_open
 from keras_bert.cli import finetuning_flags
 from keras_bert.cli import precision_flags
+from keras_bert.cli import runtime_flags
 from keras_bert.cli import usage
 
 FLAGS = flags.FLAGS
@@ -110,93 +109,116 @@ def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
     logging.set_verbosity(logging.WARNING)  # TF's per-checkpoint INFO lines
+    _check_flags()
+    strategy = runtime_flags.strategy(runtime_flags.split_cpu())  # first: it splits the CPU
+    _, jit_compile = precision_flags.apply()  # before any model is built
+    config = finetuning_flags.bert_config()
+    tokenizer = finetuning_flags.tokenizer()
+    # Read everything before spending minutes on the model.
+    train_examples = _examples(FLAGS.train_file, is_training=True) if FLAGS.do_train else None
+    predict_examples = (
+        _examples(FLAGS.predict_file, is_training=False) if FLAGS.do_predict else None
+    )
+    model = _model(config, strategy)
+    predict_features = None
+    if FLAGS.do_train:
+        predict_features = _train(
+            model, strategy, config, tokenizer, train_examples, predict_examples, jit_compile
+        )
+    if FLAGS.do_predict:
+        if predict_features is None:
+            predict_features = _features(predict_examples, tokenizer, False, "Prediction")
+        _write_predictions(model, predict_examples, predict_features)
+
+
+def _check_flags():
+    """Checks that the flags ask for something, with the files it needs."""
     if not (FLAGS.do_train or FLAGS.do_predict):
         raise app.UsageError("Nothing to do: pass --do_train and/or --do_predict.")
     if FLAGS.do_train and not FLAGS.train_file:
         raise app.UsageError("--do_train needs --train_file.")
     if FLAGS.do_predict and not FLAGS.predict_file:
         raise app.UsageError("--do_predict needs --predict_file.")
+
+
+def _model(config, strategy):
+    """The question answerer, seeded, warm-started from --init_checkpoint (or resumed)."""
+    import keras
+
+    from keras_bert.models.bert_encoder import BertEncoder
+    from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
+
+    keras.utils.set_random_seed(FLAGS.random_seed)
+    os.makedirs(FLAGS.output_dir, exist_ok=True)
+    with strategy.scope():
+        model = BertQuestionAnswerer(BertEncoder.from_bert_config(config))
+    finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
+    return model
+
+
+def _train(model, strategy, config, tokenizer, train_examples, predict_examples, jit_compile):
+    """Fine-tunes `model` on `train_examples` (or a --max_train_examples subset) and loads the
+    best checkpoint. With --do_predict and --eval_every_steps, --predict_file is scored during
+    training: returns its features then (for the final prediction), else None."""
     import keras
     import numpy as np
 
     from keras_bert.data.length_batching import length_grouped_dataset
-    from keras_bert.models.bert_encoder import BertEncoder
-    from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 
-    strategy = finetuning_flags.strategy()  # first: it may split the CPU into devices
-    _, jit_compile = precision_flags.apply()  # before any model is built
-    config = finetuning_flags.bert_config()
-    tokenizer = finetuning_flags.tokenizer()
-    predict_features = None
-    if FLAGS.do_train:  # read everything before spending minutes on the model
-        train_examples = _examples(FLAGS.train_file, is_training=True)
-    if FLAGS.do_predict:
-        predict_examples = _examples(FLAGS.predict_file, is_training=False)
-    keras.utils.set_random_seed(FLAGS.random_seed)
-    os.makedirs(FLAGS.output_dir, exist_ok=True)
-
+    if FLAGS.max_train_examples and FLAGS.max_train_examples < len(train_examples):
+        order = np.random.default_rng(FLAGS.random_seed).permutation(len(train_examples))
+        train_examples = [train_examples[i] for i in sorted(order[: FLAGS.max_train_examples])]
+    features = _features(train_examples, tokenizer, True, "Training")
+    steps = finetuning_flags.num_train_steps(len(features))
     with strategy.scope():
-        model = BertQuestionAnswerer(BertEncoder.from_bert_config(config))
-    finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
-
-    if FLAGS.do_train:
-        if FLAGS.max_train_examples and FLAGS.max_train_examples < len(train_examples):
-            order = np.random.default_rng(FLAGS.random_seed).permutation(len(train_examples))
-            train_examples = [train_examples[i] for i in sorted(order[: FLAGS.max_train_examples])]
-        features = _features(train_examples, tokenizer, True, "Training")
-        steps = finetuning_flags.num_train_steps(len(features))
-        with strategy.scope():
-            loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-            # google-research/bert: the mean of the start and end cross-entropies.
-            finetuning_flags.compile_model(
-                model, steps, loss={"start_logits": loss, "end_logits": loss},
-                jit_compile=jit_compile,
-                loss_weights={"start_logits": 0.5, "end_logits": 0.5},
-            )
-        dataset = length_grouped_dataset(
-            features.inputs(), (features.labels(),), FLAGS.train_batch_size, steps,
-            FLAGS.random_seed, pad_to_multiple_of=finetuning_flags.pad_to_multiple_of(jit_compile),
+        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        # google-research/bert: the mean of the start and end cross-entropies.
+        finetuning_flags.compile_model(
+            model, steps, loss={"start_logits": loss, "end_logits": loss},
+            jit_compile=jit_compile,
+            loss_weights={"start_logits": 0.5, "end_logits": 0.5},
         )
-        evaluate_fn = None
-        if FLAGS.do_predict and FLAGS.eval_every_steps:
-            eval_features = predict_features = _features(
-                predict_examples, tokenizer, False, "Prediction"
-            )
+    dataset = length_grouped_dataset(
+        features.inputs(), (features.labels(),), FLAGS.train_batch_size, steps,
+        FLAGS.random_seed, pad_to_multiple_of=finetuning_flags.pad_to_multiple_of(jit_compile),
+    )
+    evaluate_fn = predict_features = None
+    if FLAGS.do_predict and FLAGS.eval_every_steps:
+        predict_features = _features(predict_examples, tokenizer, False, "Prediction")
 
-            def evaluate_fn(m):
-                predictions, _, null_odds = _predict(m, predict_examples, eval_features)
-                return _score(predictions, null_odds) or {}
+        def evaluate_fn(m):
+            predictions, _, null_odds = _predict(m, predict_examples, predict_features)
+            return _score(predictions, null_odds) or {}
 
-        finetuner = finetuning_flags.finetuner(
-            model, strategy, tokenizer, steps, len(features), evaluate_fn,
-            "f1" if evaluate_fn else None,
-        )
-        print(
-            f"Training {config.num_hidden_layers}x{config.hidden_size} BERT for {steps} steps "
-            f"(batch {FLAGS.train_batch_size}, {len(features)} windows); checkpoints and the best "
-            f"model in {FLAGS.output_dir}"
-        )
-        finetuner.fit(dataset)
-        finetuning_flags.load_best(model, finetuner)
+    finetuner = finetuning_flags.finetuner(
+        model, strategy, tokenizer, steps, len(features), evaluate_fn,
+        "f1" if evaluate_fn else None,
+    )
+    print(
+        f"Training {config.num_hidden_layers}x{config.hidden_size} BERT for {steps} steps "
+        f"(batch {FLAGS.train_batch_size}, {len(features)} windows); checkpoints and the best "
+        f"model in {FLAGS.output_dir}"
+    )
+    finetuner.fit(dataset)
+    finetuning_flags.load_best(model, finetuner)
+    return predict_features
 
-    if FLAGS.do_predict:
-        if predict_features is None:
-            predict_features = _features(predict_examples, tokenizer, False, "Prediction")
-        predictions, nbest, null_odds = _predict(
-            model, predict_examples, predict_features, finetuning_flags.progress()
-        )
-        outputs = {"predictions.json": predictions, "nbest_predictions.json": nbest}
-        if FLAGS.version_2_with_negative:
-            outputs["null_odds.json"] = null_odds
-        for name, value in outputs.items():
-            with atomic_open(os.path.join(FLAGS.output_dir, name)) as f:
-                json.dump(value, f, indent=1, ensure_ascii=False)
-        results = _score(predictions, null_odds)
-        if results is not None:
-            results["num_questions"] = len(predict_examples)
-            finetuning_flags.write_eval_results(results)
-        else:
-            print(f"{FLAGS.predict_file} has no answers: wrote predictions only.")
+
+def _write_predictions(model, examples, features):
+    """Predicts --predict_file: writes predictions.json, nbest_predictions.json (and
+    null_odds.json for v2.0), and eval_results.json when the file has answers."""
+    predictions, nbest, null_odds = _predict(model, examples, features, finetuning_flags.progress())
+    outputs = {"predictions.json": predictions, "nbest_predictions.json": nbest}
+    if FLAGS.version_2_with_negative:
+        outputs["null_odds.json"] = null_odds
+    for name, value in outputs.items():
+        runtime_flags.write_json(name, value, ensure_ascii=False)
+    results = _score(predictions, null_odds)
+    if results is not None:
+        results["num_questions"] = len(examples)
+        finetuning_flags.write_eval_results(results)
+    else:
+        print(f"{FLAGS.predict_file} has no answers: wrote predictions only.")
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ def test_examples_carry_word_spans(tmp_path):
     (lambda d: d["data"][0]["paragraphs"][0]["qas"][0].pop("question"),
      r"line \d+, data\[0\]\.paragraphs\[0\]\.qas\[0\]: missing 'question'"),
     (lambda d: d["data"][0]["paragraphs"][0]["qas"][0].update(is_impossible=True, answers=[]),
-     "v2.0 unanswerable question; pass --version_2_with_negative"),
+     "v2.0 unanswerable question; pass `version_2_with_negative`"),
     (lambda d: d["data"][0]["paragraphs"][0].update(context=5),
      r"json, data\[0\]\.paragraphs\[0\]: 'context' should be str, got int$"),  # no line: no id
     (lambda d: d.pop("data"), "top level: missing 'data'"),
