@@ -8,12 +8,15 @@ from keras_bert.api_export import renamed_config_keys
 from keras_bert.layers.dropout import Dropout
 
 
-def _assert_fits(token_ids, max_position_embeddings):
-    """Runtime length check for graphs traced with an unknown sequence length (TF only)."""
+def _checked_length(token_ids, max_position_embeddings):
+    """The sequence length, checked at run time, for graphs traced with an unknown length (TF
+    only). The check is a control dependency of the length the position slice reads, so it
+    runs first: otherwise TensorFlow may run the slice first and fail with its own message."""
     import tensorflow as tf
 
-    tf.debugging.assert_less_equal(
-        tf.shape(token_ids)[1],
+    length = tf.shape(token_ids)[1]
+    check = tf.debugging.assert_less_equal(
+        length,
         max_position_embeddings,
         message=(
             f"Input sequence length exceeds max_position_embeddings={max_position_embeddings}. "
@@ -21,6 +24,8 @@ def _assert_fits(token_ids, max_position_embeddings):
             "more position embeddings."
         ),
     )
+    with tf.control_dependencies([check]):
+        return tf.identity(length)
 
 
 @keras_bert_export("keras_bert.layers.BertEmbeddings")
@@ -113,14 +118,15 @@ class BertEmbeddings(keras.layers.Layer):
                 f"{self.max_position_embeddings}. Truncate the inputs (e.g. the packer's "
                 "sequence_length) or use a model with more position embeddings."
             )
-        elif seq_length is None and keras.backend.backend() == "tensorflow":
-            _assert_fits(token_ids, self.max_position_embeddings)
+        length = ops.shape(token_ids)[1]
+        if seq_length is None and keras.backend.backend() == "tensorflow":
+            length = _checked_length(token_ids, self.max_position_embeddings)
         tokens = self.token_embedding(token_ids)  # [B, S, H]
         segments = self.segment_embedding(segment_ids)  # [B, S, H]
         positions = ops.slice(
             ops.convert_to_tensor(self.position_embeddings),
             (0, 0),
-            (ops.shape(token_ids)[1], self.hidden_size),
+            (length, self.hidden_size),
         )  # [S, H]
         x = tokens + segments + ops.cast(positions, tokens.dtype)[None]  # [B, S, H]
         x = self.layer_norm(x)
