@@ -71,9 +71,15 @@ gpu-bundle: $(VENV)/.installed-test
 	$(PY) -m tools.gpu_bundle $(GPU_ARGS)
 
 # The full suite (unit + large, without the fault injection of test-reliability) on TensorFlow,
-# then the core tests on JAX and PyTorch in an environment without TensorFlow.
+# then the core tests on JAX and PyTorch in an environment without TensorFlow. TEST_WORKERS
+# pytest-xdist processes share the tests a file at a time (a file's module fixtures are built
+# once): most of a test's time is one-threaded (interpreter start, TensorFlow import, tracing),
+# so 2 workers on 2 cores took 348 s where 1 took 631 s (tests/keras_bert/cli and
+# tests/export/tflite, docs/testing.md). TEST_WORKERS=0 runs in this process.
+TEST_WORKERS ?= 2
+TEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile
 test: $(VENV)/.installed-test test-apps test-core
-	$(PY) -m pytest tests --run_large -q -m "not fault_injection" --durations=30
+	$(PY) -m pytest tests --run_large -q -m "not fault_injection" --durations=30 $(TEST_PARALLEL)
 
 # The fuzz and fault-injection tests (tests/reliability, marker `reliability`): the properties
 # with the larger Hypothesis budget (the `reliability` profile in tests/conftest.py; `make test`
@@ -85,8 +91,8 @@ test-reliability: $(VENV)/.installed-test
 
 # The core (backend-portable) tests without TensorFlow installed, on JAX and on PyTorch.
 test-core: $(CORE_VENV)/.installed
-	KERAS_BACKEND=jax $(CORE_PY) -m pytest tests -m backend_portable --run_large -q
-	KERAS_BACKEND=torch $(CORE_PY) -m pytest tests -m backend_portable --run_large -q
+	KERAS_BACKEND=jax $(CORE_PY) -m pytest tests -m backend_portable --run_large -q $(TEST_PARALLEL)
+	KERAS_BACKEND=torch $(CORE_PY) -m pytest tests -m backend_portable --run_large -q $(TEST_PARALLEL)
 
 # The app ports against the golden fixtures (JS under Node, Java under JUnit), then the web app
 # in headless Chromium through playwright-core.
