@@ -18,6 +18,22 @@ SOFTMAX_RANGE = (0.0, 255.0 / 256.0)
 SCORES_MIN_WIDTH = 12.0
 
 
+def check_quantizable(model, caller):
+    """Raises `ValueError` unless `model.encoder` is one the int8 graph spells exactly.
+
+    The int8 graph (`quantize_aware`, and `int8_profile`, which measures it) builds each
+    layer's attention mask from `padding_mask` alone: a `causal` or `hide_next` encoder would
+    silently become bidirectional there, and its int8 model would answer another question.
+    """
+    pattern = getattr(model.encoder, "attention_pattern", "bidirectional")
+    if pattern != "bidirectional":
+        raise ValueError(
+            f"{caller}: model.encoder has attention_pattern={pattern!r}; the int8 graph only "
+            "spells 'bidirectional' attention. Export this model as float32, float16 or "
+            "dynamic_int8 instead."
+        )
+
+
 def _fake_quant_learned_range(x, low, high):
     """`fake_quant_with_min_max_vars` whose range ends get the LSQ gradient.
 

@@ -4,6 +4,7 @@ import numpy as np
 import tensorflow as tf
 
 from export.quantization.fake_quant import SCORES_MIN_WIDTH
+from export.quantization.fake_quant import check_quantizable
 
 
 def _dimension_groups(peaks, ratio, max_groups):
@@ -75,6 +76,7 @@ def int8_profile(model, inputs, ratio=4.0, max_groups=3, examples=32):
     """
     if max_groups < 1 or ratio <= 1.0:
         raise ValueError(f"Need max_groups >= 1 and ratio > 1, got {max_groups} and {ratio}.")
+    check_quantizable(model, "int8_profile")
     inputs = {k: np.asarray(v)[:examples] for k, v in inputs.items()}
     encoder = model.encoder
     keep = inputs["padding_mask"].astype(bool)

@@ -11,12 +11,10 @@ from export.quantization.fake_quant import SCORES_MIN_WIDTH
 from export.quantization.fake_quant import SOFTMAX_RANGE
 from export.quantization.fake_quant import FakeQuant
 from export.quantization.fake_quant import WeightFakeQuant
+from export.quantization.fake_quant import check_quantizable
 from export.quantization.fake_quant import fake_quant_layers
 from export.quantization.fake_quant import set_fake_quant_mode
-
-# The padding-mask addend of keras_bert's SelfAttention (google-research/bert's value).
-_MASK_ADDEND = -10000.0
-
+from keras_bert.layers.self_attention import MASK_ADDEND
 
 
 def _add_fake_quants(layer, names, ema_decay, **kwargs):
@@ -252,7 +250,7 @@ class _Transformer(keras.layers.Layer):
         keys came out at the top of the range in 3 of MiniLM's 6 layers (docs/export.md).
         """
         if getattr(self, f"scores{suffix}_fq").mode == "off":
-            return padding * _MASK_ADDEND
+            return padding * MASK_ADDEND
         range_low, range_high = self._masked_range(suffix)
         low = -2.0 * tf.stop_gradient(range_high - range_low)
         return tf.quantization.fake_quant_with_min_max_vars(padding * low, low, 0.0, num_bits=8)
@@ -433,6 +431,7 @@ def quantize_aware(model, ema_decay=0.99, profile=None):
             f"quantize_aware supports BertQuestionAnswerer, BertClassifier and "
             f"BertTokenClassifier, got {type(model).__name__}. Wrap the encoder in one of them."
         )
+    check_quantizable(model, "quantize_aware")
     inputs = {
         name: keras.Input(shape=(None,), dtype="int32", name=name)
         for name in ("token_ids", "segment_ids", "padding_mask")

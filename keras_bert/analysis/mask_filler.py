@@ -76,8 +76,22 @@ class MaskFiller:
         outputs = self.pretrainer.predict(inputs, batch_size=batch_size, verbose=0)
         return np.asarray(outputs["mlm_logits"], "float32"), counts
 
+    def top_tokens(self, texts, top_k=5):
+        """Each text's `[MASK]`s answered: per text, per mask, the `top_k` `(token, probability)`
+        pairs, most likely first (probabilities over the whole vocabulary)."""
+        logits, counts = self.logits(texts)
+        answers = []
+        for rows, count in zip(logits, counts):
+            masks = []
+            for row in rows[:count]:  # [vocab]
+                probabilities = np.exp(row - row.max())
+                probabilities /= probabilities.sum()
+                masks.append([(self.tokenizer.vocabulary[i], float(probabilities[i]))
+                              for i in np.argsort(-row)[:top_k]])
+            answers.append(masks)
+        return answers
+
     def fill(self, text, top_k=5):
         """The `top_k` tokens for each `[MASK]` of `text`, most likely first: list (per mask) of lists of str."""
-        logits, (count,) = self.logits([text])
-        return [[self.tokenizer.vocabulary[i] for i in np.argsort(-logits[0, m])[:top_k]]
-                for m in range(count)]
+        (masks,) = self.top_tokens([text], top_k)
+        return [[token for token, _ in tokens] for tokens in masks]

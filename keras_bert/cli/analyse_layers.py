@@ -38,8 +38,8 @@ flags.DEFINE_enum(
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-    from keras_bert.analysis.lab_experiments import Variant
-    from keras_bert.analysis.lab_plots import plot_layers
+    from keras_bert.analysis.masking_lab.experiments import Variant
+    from keras_bert.analysis.masking_lab.plots import plot_layers
     from keras_bert.analysis.layer_analysis import read_sentences
     from keras_bert.analysis.layer_analysis import representation_measures
     from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint

@@ -70,22 +70,15 @@ def main(argv):
         raise app.UsageError('Give one or more queries with [MASK], e.g. "the sky is [MASK] ."')
     if FLAGS.top_k < 1:
         raise app.UsageError(f"--top_k must be >= 1, got {FLAGS.top_k}.")
-    import numpy as np
-
     filler = _mask_filler()
     try:
-        logits, counts = filler.logits(queries)
+        found = filler.top_tokens(queries, FLAGS.top_k)
     except ValueError as e:
         raise usage.flag_error(e) from None
     answers = []
-    for query, rows, count in zip(queries, logits, counts):
-        masks = []
-        for row in rows[:count]:
-            probabilities = np.exp(row - row.max())
-            probabilities /= probabilities.sum()
-            best = np.argsort(-row)[: FLAGS.top_k]
-            masks.append([{"token": filler.tokenizer.vocabulary[i],
-                           "probability": round(float(probabilities[i]), 4)} for i in best])
+    for query, mask_tokens in zip(queries, found):
+        masks = [[{"token": token, "probability": round(p, 4)} for token, p in tokens]
+                 for tokens in mask_tokens]
         answers.append({"query": query, "masks": masks})
         print(query)
         for m, tokens in enumerate(masks, 1):

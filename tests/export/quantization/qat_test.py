@@ -335,6 +335,17 @@ class QuantizeAwareTest(TestCase):
         with self.assertRaisesRegex(TypeError, "quantize_aware supports"):
             quantize_aware(keras_bert.BertEncoder(**TINY))
 
+    def test_refuses_encoders_whose_mask_it_cannot_spell(self):
+        # The int8 graph builds every mask from padding_mask alone: a causal encoder would
+        # become bidirectional there, so both entry points refuse it by name.
+        for pattern in ("causal", "hide_next"):
+            model = keras_bert.BertQuestionAnswerer(
+                keras_bert.BertEncoder(**TINY, attention_pattern=pattern))
+            with self.assertRaisesRegex(ValueError, f"quantize_aware: .*attention_pattern='{pattern}'"):
+                quantize_aware(model)
+            with self.assertRaisesRegex(ValueError, f"int8_profile: .*attention_pattern='{pattern}'"):
+                int8_profile(model, _calibration_inputs())
+
     @pytest.mark.large
     def test_trains_on_toy_task(self):
         # Toy task: the answer span is the first and the last real token.

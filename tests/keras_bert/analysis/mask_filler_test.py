@@ -68,3 +68,24 @@ def test_fill_ranks_by_the_reference_heads():
     expected = [VOCAB[i] for i in np.argsort(-mlm[0, 0])[:3]]
     assert filler.fill("the [MASK] sat .", top_k=3) == [expected]
 
+
+
+@pytest.mark.backend_portable
+def test_top_tokens_are_the_reference_softmax_over_the_vocabulary():
+    filler = make_filler()
+    texts = ["the [MASK] sat .", "[MASK] on [MASK]"]
+    inputs, _ = filler.inputs(texts)
+    weights = collect_weights(filler.pretrainer)
+    config = filler.pretrainer.encoder.bert_config.to_dict()
+    sequence, pooled, _ = numpy_bert.encoder(
+        weights, config, inputs["token_ids"], inputs["segment_ids"], inputs["padding_mask"])
+    mlm, _ = numpy_bert.pretraining_heads(weights, config, sequence, pooled, inputs["mask_positions"])
+    found = filler.top_tokens(texts, top_k=4)
+    assert [len(masks) for masks in found] == [1, 2]  # the first text's padded slot is dropped
+    for t, masks in enumerate(found):
+        for m, tokens in enumerate(masks):
+            logits = mlm[t, m].astype("float64")
+            reference = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+            order = np.argsort(-reference)[:4]
+            assert [token for token, _ in tokens] == [VOCAB[i] for i in order]
+            np.testing.assert_allclose([p for _, p in tokens], reference[order], atol=1e-5)

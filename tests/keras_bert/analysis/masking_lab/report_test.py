@@ -2,10 +2,10 @@
 
 import pytest
 
-from keras_bert.analysis import lab_report
-from keras_bert.analysis.lab_experiments import EXPERIMENTS
-from keras_bert.analysis.lab_experiments import VARIANTS
-from keras_bert.analysis.lab_experiments import experiment_variants
+from keras_bert.analysis.masking_lab import report as lab_report
+from keras_bert.analysis.masking_lab.experiments import EXPERIMENTS
+from keras_bert.analysis.masking_lab.experiments import VARIANTS
+from keras_bert.analysis.masking_lab.experiments import experiment_variants
 
 
 def entry(sst2, cola, probe, objective="mlm", behaviour=None):

@@ -5,13 +5,13 @@ import os
 
 import numpy as np
 
-from keras_bert.analysis.lab_experiments import BASELINE
-from keras_bert.analysis.lab_experiments import EXPERIMENTS
-from keras_bert.analysis.lab_experiments import FULL_SCALE
-from keras_bert.analysis.lab_experiments import VARIANTS
-from keras_bert.analysis.lab_plots import plot_finetuning
-from keras_bert.analysis.lab_plots import plot_layers
-from keras_bert.analysis.lab_plots import plot_pretraining
+from keras_bert.analysis.masking_lab.experiments import BASELINE
+from keras_bert.analysis.masking_lab.experiments import EXPERIMENTS
+from keras_bert.analysis.masking_lab.experiments import FULL_SCALE
+from keras_bert.analysis.masking_lab.experiments import VARIANTS
+from keras_bert.analysis.masking_lab.plots import plot_finetuning
+from keras_bert.analysis.masking_lab.plots import plot_layers
+from keras_bert.analysis.masking_lab.plots import plot_pretraining
 
 # The GLUE metric each task is compared on (GLUE's first metric).
 TASK_METRICS = {"sst-2": "accuracy", "cola": "mcc", "mrpc": "f1", "rte": "accuracy"}
