@@ -15,6 +15,7 @@ from export.quantization.fake_quant import check_quantizable
 from export.quantization.fake_quant import fake_quant_layers
 from export.quantization.fake_quant import set_fake_quant_mode
 from keras_bert.layers.self_attention import MASK_ADDEND
+from keras_bert.models.bert_encoder import encode
 
 
 def _add_fake_quants(layer, names, ema_decay, **kwargs):
@@ -155,8 +156,25 @@ def _columns(t, dims, groups):
     return t if len(groups) == 1 else tf.gather(t, dims, axis=-1)
 
 
-class _Embeddings(keras.layers.Layer):
-    """`BertEmbeddings` with int8 tables and fake-quantized sums, per dimension group."""
+class _StreamOps:
+    """The `keras_bert.layers.ForwardOps` steps that the embeddings and blocks spell alike.
+
+    The stream is a list of `[B, S, H_g]` tensors, one per dimension group. Each LayerNorm is
+    the holder's `_LayerNorm` named as the float one.
+    """
+
+    def normalize(self, layer, x, training):
+        return getattr(self, layer.name)(x, training=training)  # [[B, S, H_g]]
+
+    def dropout(self, layer, x, training):
+        return [layer(part, training=training) for part in x]
+
+
+class _Embeddings(_StreamOps, keras.layers.Layer):
+    """`BertEmbeddings` with int8 tables and fake-quantized sums, per dimension group.
+
+    `BertEmbeddings.call_with_ops` is the wiring; this layer is its ops (`ForwardOps`).
+    """
 
     def __init__(self, layer, groups, ema_decay, **kwargs):
         super().__init__(**kwargs)
@@ -170,7 +188,9 @@ class _Embeddings(keras.layers.Layer):
         self.layer_norm = _LayerNorm(layer.layer_norm, groups, ema_decay, name="layer_norm")
 
     def call(self, token_ids, segment_ids, training=None):
-        layer = self.layer
+        return self.layer.call_with_ops(token_ids, segment_ids, training, self)  # [[B, S, H_g]]
+
+    def embedding_sum(self, layer, token_ids, segment_ids, training):
         fq = _fake_quant_fns(self, self.names, training)
         seq = tf.shape(token_ids)[1]
         tables = (layer.token_embedding.embeddings, layer.segment_embedding.embeddings,
@@ -185,12 +205,16 @@ class _Embeddings(keras.layers.Layer):
             positions = fq[f"position_table_{g}"](position[:seq])  # [S, H_g]
             part = fq[f"token_segment_sum_{g}"](tokens + segments)
             x.append(fq[f"embedding_sum_{g}"](part + positions[None]))  # [B, S, H_g]
-        x = self.layer_norm(x, training=training)
-        return [layer.dropout_layer(part, training=training) for part in x]
+        return x
 
 
-class _Transformer(keras.layers.Layer):
-    """`TransformerEncoder` (with its `SelfAttention`) and fake quantization after every op."""
+class _Transformer(_StreamOps, keras.layers.Layer):
+    """`TransformerEncoder` (with its `SelfAttention`) and fake quantization after every op.
+
+    `TransformerEncoder.call_with_ops` and `SelfAttention.call_with_ops` are the wiring; this
+    layer is their ops (`ForwardOps`). Each float `Dense` is the `_GroupedDense`
+    `<name>_dense`, and each LayerNorm the `_LayerNorm` of its name.
+    """
 
     def __init__(self, layer, groups, ema_decay, head_scales=False, **kwargs):
         super().__init__(**kwargs)
@@ -227,6 +251,28 @@ class _Transformer(keras.layers.Layer):
         self.output_layer_norm = _LayerNorm(
             layer.output_layer_norm, groups, ema_decay, name="output_layer_norm"
         )
+
+    def call(self, x, padding, training=None):
+        # `x` is the grouped residual stream: a list of [B, S, H_g].
+        return self.layer.call_with_ops(x, padding, training, self)  # [[B, S, H_g]]
+
+    def attention(self, layer, x, padding, training):
+        return layer.call_with_ops(x, padding, training, self)  # [B, S, N * D]
+
+    def dense(self, layer, x, training):
+        dense = getattr(self, f"{layer.name}_dense")
+        out = dense(x, training=training)
+        if dense.groups_in:  # stream (or plain) -> plain: one range
+            return getattr(self, f"{layer.name}_fq")(out, training=training)
+        return [getattr(self, f"{layer.name}_{g}_fq")(part, training=training)  # [[B, S, H_g]]
+                for g, part in enumerate(out)]
+
+    def residual(self, x, y, site, training):
+        return [getattr(self, f"{site}_sum_{g}_fq")(part + out, training=training)
+                for g, (part, out) in enumerate(zip(x, y))]  # [[B, S, H_g]]
+
+    def activation(self, fn, x, training):
+        return self.activation_fq(fn(x), training=training)
 
     def _masked_range(self, suffix):
         """`(low, high)` of the masked scores of head `suffix` (`""`: all heads).
@@ -284,17 +330,12 @@ class _Transformer(keras.layers.Layer):
         shifted = on_grid(masked - top)  # [B, S, S]
         return on_grid(shifted + self._mask_addend(padding, suffix))
 
-    def call(self, x, padding, training=None):
-        # B = batch, S = sequence, H = hidden (H_g in group g), N = heads, D = head size,
-        # I = intermediate. `x` is the grouped residual stream: a list of [B, S, H_g].
-        layer, attention = self.layer, self.layer.attention
+    def attend(self, layer, query, key, value, padding, training):
+        # B = batch, S = sequence, N = heads, D = head size; `query`, `key` and `value` are
+        # fake-quantized [B, S, N * D], `padding` [B, 1, 1, S] is 1 at padded keys.
         fq = _fake_quant_fns(self, self.names, training)
-        heads, size = attention.num_attention_heads, attention.head_size
-        batch, seq = tf.shape(x[0])[0], tf.shape(x[0])[1]
-
-        query = fq["query"](self.query_dense(x, training=training))  # [B, S, N * D]
-        key = fq["key"](self.key_dense(x, training=training))  # [B, S, N * D]
-        value = fq["value"](self.value_dense(x, training=training))  # [B, S, N * D]
+        heads, size = layer.num_attention_heads, layer.head_size
+        batch, seq = tf.shape(query)[0], tf.shape(query)[1]
         if self.head_scales:  # one [B, S, S] scores tensor per head, each its own int8 scale
             heads_of = [lambda t, h=h: t[:, :, h * size:(h + 1) * size]  # [B, S, D]
                         for h in range(heads)]
@@ -307,33 +348,19 @@ class _Transformer(keras.layers.Layer):
             scores = fq[f"scores{suffix}"](tf.matmul(head(query), head(key), transpose_b=True))
             masked = self._softmax_input(scores, padding, suffix, fq)
             probs = self.probs_fq(tf.nn.softmax(masked, axis=-1), training=training)
-            probs = attention.dropout_layer(probs, training=training)
+            probs = layer.dropout_layer(probs, training=training)
             contexts.append(tf.matmul(probs, head(value)))  # [B, (N,) S, D]
         if self.head_scales:
-            context = fq["context"](tf.concat(contexts, axis=-1))  # [B, S, N * D]
-        else:
-            context = fq["context"](contexts[0])  # [B, N, S, D]
-            context = tf.reshape(tf.transpose(context, (0, 2, 1, 3)), (batch, seq, heads * size))
-
-        attended = self.attention_output_dense(context, training=training)  # [[B, S, H_g]]
-        summed = []
-        for g, (part, out) in enumerate(zip(x, attended)):
-            out = layer.dropout_layer(fq[f"attention_output_{g}"](out), training=training)
-            summed.append(fq[f"attention_sum_{g}"](part + out))
-        x = self.attention_layer_norm(summed, training=training)
-
-        hidden = fq["intermediate"](self.intermediate_dense(x, training=training))  # [B, S, I]
-        hidden = fq["activation"](layer.activation(hidden))
-        hidden = self.output_dense(hidden, training=training)  # [[B, S, H_g]]
-        summed = []
-        for g, (part, out) in enumerate(zip(x, hidden)):
-            out = layer.dropout_layer(fq[f"output_{g}"](out), training=training)
-            summed.append(fq[f"output_sum_{g}"](part + out))
-        return self.output_layer_norm(summed, training=training)
+            return fq["context"](tf.concat(contexts, axis=-1))  # [B, S, N * D]
+        context = fq["context"](contexts[0])  # [B, N, S, D]
+        return tf.reshape(tf.transpose(context, (0, 2, 1, 3)), (batch, seq, heads * size))
 
 
 class _Encoder(keras.layers.Layer):
-    """`BertEncoder` -> the grouped `sequence_output` (and the pooled output when asked)."""
+    """`BertEncoder` -> the grouped `sequence_output` (and the pooled output when asked).
+
+    `keras_bert.models.bert_encoder.encode` is the wiring; this layer is its ops (`ForwardOps`).
+    """
 
     def __init__(self, encoder, groups, ema_decay, pooled, head_scales=False, **kwargs):
         super().__init__(**kwargs)
@@ -356,16 +383,29 @@ class _Encoder(keras.layers.Layer):
             self.pooled_fq = FakeQuant(ema_decay, name="pooled_output")
 
     def call(self, inputs, training=None):
-        x = self.embeddings(inputs["token_ids"], inputs["segment_ids"], training=training)
-        keep = tf.cast(inputs["padding_mask"], tf.float32)[:, None, None, :]  # [B, 1, 1, S]
-        padding = self.padding_fq(1.0 - keep, training=training)  # 1 at padded keys
-        for i in range(self.num_blocks):
-            x = getattr(self, f"block_{i}")(x, padding, training=training)  # [[B, S, H_g]]
+        encoder = self.encoder
+        x = encode(encoder.embeddings, encoder.transformer_layers, inputs,
+                   encoder.attention_pattern, self, training)[-1]  # [[B, S, H_g]]
         if not self.pooled:
             return x
+        return x, self.pool(encoder.pooler, x, training)
+
+    def embed(self, layer, token_ids, segment_ids, training):
+        return self.embeddings(token_ids, segment_ids, training=training)
+
+    def mask(self, padding_mask, attention_pattern, training):
+        check_quantizable(self, "quantize_aware")  # "bidirectional" only: padding_mask alone
+        keep = tf.cast(padding_mask, tf.float32)[:, None, None, :]  # [B, 1, 1, S]
+        return self.padding_fq(1.0 - keep, training=training)  # 1 at padded keys
+
+    def block(self, layer, x, padding, training):
+        index = self.encoder.transformer_layers.index(layer)
+        return getattr(self, f"block_{index}")(x, padding, training=training)  # [[B, S, H_g]]
+
+    def pool(self, pooler, x, training):
         first = [part[:, 0, :] for part in x]  # [[B, H_g]]
         pooled = self.pooler_fq(self.pooler_dense(first, training=training), training=training)
-        return x, self.pooled_fq(self.encoder.pooler.dense.activation(pooled), training=training)
+        return self.pooled_fq(pooler.dense.activation(pooled), training=training)  # [B, H]
 
 
 class _Head(keras.layers.Layer):

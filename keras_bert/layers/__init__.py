@@ -5,6 +5,8 @@ from keras_bert.layers.attention_mask import attention_mask
 from keras_bert.layers.bert_embeddings import BertEmbeddings
 from keras_bert.layers.classification_head import ClassificationHead
 from keras_bert.layers.dropout import Dropout
+from keras_bert.layers.forward_ops import FLOAT_OPS
+from keras_bert.layers.forward_ops import ForwardOps
 from keras_bert.layers.masked_lm_head import MaskedLMHead
 from keras_bert.layers.mean_pooling import MeanPooling
 from keras_bert.layers.pooler import Pooler

@@ -6,6 +6,7 @@ from keras import ops
 from keras_bert.api_export import keras_bert_export
 from keras_bert.api_export import renamed_config_keys
 from keras_bert.layers.dropout import Dropout
+from keras_bert.layers.forward_ops import FLOAT_OPS
 
 
 def _checked_length(token_ids, max_position_embeddings):
@@ -110,6 +111,16 @@ class BertEmbeddings(keras.layers.Layer):
         self.built = True
 
     def call(self, token_ids, segment_ids, training=None):
+        return self.call_with_ops(token_ids, segment_ids, training, FLOAT_OPS)
+
+    def call_with_ops(self, token_ids, segment_ids, training, ops):
+        """The layer as steps of `ops` (see `keras_bert.layers.ForwardOps`)."""
+        x = ops.embedding_sum(self, token_ids, segment_ids, training)  # [B, S, H]
+        x = ops.normalize(self.layer_norm, x, training)
+        return ops.dropout(self.dropout_layer, x, training)
+
+    def embedding_sum(self, token_ids, segment_ids):
+        """The summed token, segment and position embeddings `[B, S, H]`, before LayerNorm."""
         # B = batch, S = sequence length, H = hidden size.
         seq_length = token_ids.shape[1]
         if seq_length is not None and seq_length > self.max_position_embeddings:
@@ -128,9 +139,7 @@ class BertEmbeddings(keras.layers.Layer):
             (0, 0),
             (length, self.hidden_size),
         )  # [S, H]
-        x = tokens + segments + ops.cast(positions, tokens.dtype)[None]  # [B, S, H]
-        x = self.layer_norm(x)
-        return self.dropout_layer(x, training=training)
+        return tokens + segments + ops.cast(positions, tokens.dtype)[None]  # [B, S, H]
 
     def compute_output_shape(self, token_ids_shape, segment_ids_shape=None):
         return tuple(token_ids_shape) + (self.hidden_size,)

@@ -9,6 +9,7 @@ from keras_bert.api_export import keras_bert_export
 from keras_bert.api_export import renamed_config_keys
 from keras_bert.layers.dropout import Dropout
 from keras_bert.layers.float32_softmax import float32_softmax
+from keras_bert.layers.forward_ops import FLOAT_OPS
 
 # Added to the attention scores of padded key positions. google-research/bert uses -10000: after
 # softmax it is exactly 0 in float32, it fits float16, and unlike the dtype's minimum it cannot
@@ -109,13 +110,25 @@ class SelfAttention(keras.layers.Layer):
         return keras.config.backend() in ("jax", "torch") and not dropping
 
     def call(self, x, padding_mask=None, attention_mask=None, training=None):
-        # Shape legend: B = batch, S = sequence (queries and keys), H = hidden size,
-        # N = number of heads, D = head size (H / N).
         if self._use_fused(training):
             return self._fused_call(x, padding_mask, attention_mask)
-        query = self._split_heads(self.query_dense(x))  # [B, N, S, D]
-        key = self._split_heads(self.key_dense(x))  # [B, N, S, D]
-        value = self._split_heads(self.value_dense(x))  # [B, N, S, D]
+        mask = {"padding_mask": padding_mask, "attention_mask": attention_mask}
+        return self.call_with_ops(x, mask, training, FLOAT_OPS)
+
+    def call_with_ops(self, x, mask, training, ops):
+        """The explicit attention as steps of `ops` (see `keras_bert.layers.ForwardOps`)."""
+        query = ops.dense(self.query_dense, x, training)  # [B, S, H]
+        key = ops.dense(self.key_dense, x, training)  # [B, S, H]
+        value = ops.dense(self.value_dense, x, training)  # [B, S, H]
+        return ops.attend(self, query, key, value, mask, training)  # [B, S, H]
+
+    def attend(self, query, key, value, padding_mask=None, attention_mask=None, training=None):
+        """Scores, mask, softmax and the concatenated contexts from the `[B, S, H]` projections."""
+        # Shape legend: B = batch, S = sequence (queries and keys), H = hidden size,
+        # N = number of heads, D = head size (H / N).
+        query = self._split_heads(query)  # [B, N, S, D]
+        key = self._split_heads(key)  # [B, N, S, D]
+        value = self._split_heads(value)  # [B, N, S, D]
         scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2)))  # [B, N, S, S]
         scores = scores * ops.cast(1.0 / math.sqrt(self.head_size), scores.dtype)
         keep = None  # 1 where a query may attend a key, broadcast over heads

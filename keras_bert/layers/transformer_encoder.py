@@ -5,6 +5,7 @@ import keras
 from keras_bert.api_export import keras_bert_export
 from keras_bert.layers.dropout import Dropout
 from keras_bert.layers.activations import get_activation
+from keras_bert.layers.forward_ops import FLOAT_OPS
 from keras_bert.layers.self_attention import SelfAttention
 
 
@@ -99,18 +100,24 @@ class TransformerEncoder(keras.layers.Layer):
         self.built = True
 
     def call(self, x, padding_mask=None, attention_mask=None, training=None):
-        # B = batch, S = sequence, H = hidden size, I = intermediate size.
-        attended = self.attention(
-            x, padding_mask=padding_mask, attention_mask=attention_mask, training=training
-        )  # [B, S, H]
-        attended = self.attention_output_dense(attended)  # [B, S, H]
-        attended = self.dropout_layer(attended, training=training)
-        x = self.attention_layer_norm(x + attended)  # [B, S, H]
+        mask = {"padding_mask": padding_mask, "attention_mask": attention_mask}
+        return self.call_with_ops(x, mask, training, FLOAT_OPS)
 
-        hidden = self.activation(self.intermediate_dense(x))  # [B, S, I]
-        hidden = self.output_dense(hidden)  # [B, S, H]
-        hidden = self.dropout_layer(hidden, training=training)
-        return self.output_layer_norm(x + hidden)  # [B, S, H]
+    def call_with_ops(self, x, mask, training, ops):
+        """The block as steps of `ops` (see `keras_bert.layers.ForwardOps`)."""
+        # B = batch, S = sequence, H = hidden size, I = intermediate size.
+        attended = ops.attention(self.attention, x, mask, training)  # [B, S, H]
+        attended = ops.dense(self.attention_output_dense, attended, training)  # [B, S, H]
+        attended = ops.dropout(self.dropout_layer, attended, training)
+        x = ops.residual(x, attended, "attention", training)
+        x = ops.normalize(self.attention_layer_norm, x, training)  # [B, S, H]
+
+        hidden = ops.dense(self.intermediate_dense, x, training)  # [B, S, I]
+        hidden = ops.activation(self.activation, hidden, training)
+        hidden = ops.dense(self.output_dense, hidden, training)  # [B, S, H]
+        hidden = ops.dropout(self.dropout_layer, hidden, training)
+        x = ops.residual(x, hidden, "output", training)
+        return ops.normalize(self.output_layer_norm, x, training)  # [B, S, H]
 
     def compute_output_shape(self, x_shape, padding_mask_shape=None, attention_mask_shape=None):
         return tuple(x_shape)

@@ -4,8 +4,8 @@ import keras
 
 from keras_bert.api_export import keras_bert_export
 from keras_bert.layers.attention_mask import ATTENTION_PATTERNS
-from keras_bert.layers.attention_mask import attention_mask
 from keras_bert.layers.bert_embeddings import BertEmbeddings
+from keras_bert.layers.forward_ops import FLOAT_OPS
 from keras_bert.layers.pooler import Pooler
 from keras_bert.layers.transformer_encoder import TransformerEncoder
 from keras_bert.models.bert_config import BertConfig
@@ -20,6 +20,29 @@ def encoder_inputs():
     return {
         name: keras.Input(shape=(None,), dtype="int32", name=name) for name in ENCODER_INPUTS
     }
+
+
+def encode(embeddings, transformer_layers, inputs, attention_pattern, ops, training=None):
+    """The encoder's forward pass as steps of `ops` (see `keras_bert.layers.ForwardOps`).
+
+    Args:
+        embeddings: the `BertEmbeddings` layer.
+        transformer_layers: the `TransformerEncoder` blocks, in order.
+        inputs: dict of int `[B, S]` tensors `token_ids`, `segment_ids`, `padding_mask`.
+        attention_pattern: one of `keras_bert.layers.ATTENTION_PATTERNS`.
+        ops: the steps, e.g. `keras_bert.layers.forward_ops.FLOAT_OPS`.
+        training: bool, enables dropout.
+
+    Returns:
+        list of every block's output `[B, S, H]` (the last is the sequence output).
+    """
+    x = ops.embed(embeddings, inputs["token_ids"], inputs["segment_ids"], training)
+    mask = ops.mask(inputs["padding_mask"], attention_pattern, training)
+    encoder_outputs = []
+    for transformer_layer in transformer_layers:
+        x = ops.block(transformer_layer, x, mask, training)  # [B, S, H]
+        encoder_outputs.append(x)
+    return encoder_outputs
 
 
 @keras_bert_export("keras_bert.BertEncoder")
@@ -128,18 +151,13 @@ class BertEncoder(FunctionalSubclass):
 
         # === Functional Model ===
         inputs = encoder_inputs()
-        x = self.embeddings(inputs["token_ids"], inputs["segment_ids"])  # [B, S, H]
-        masks = {"padding_mask": inputs["padding_mask"]}
-        if attention_pattern != "bidirectional":
-            # [B, S, S]; it already excludes padded keys.
-            masks = {"attention_mask": attention_mask(inputs["padding_mask"], attention_pattern)}
-        encoder_outputs = []
-        for transformer_layer in self.transformer_layers:
-            x = transformer_layer(x, **masks)  # [B, S, H]
-            encoder_outputs.append(x)
+        encoder_outputs = encode(
+            self.embeddings, self.transformer_layers, inputs, attention_pattern, FLOAT_OPS
+        )
+        x = encoder_outputs[-1]  # [B, S, H]
         outputs = {
             "sequence_output": x,
-            "pooled_output": self.pooler(x),  # [B, H]
+            "pooled_output": FLOAT_OPS.pool(self.pooler, x, None),  # [B, H]
             "encoder_outputs": encoder_outputs,
         }
         super().__init__(inputs=inputs, outputs=outputs, dtype=dtype, **kwargs)

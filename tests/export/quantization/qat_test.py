@@ -19,6 +19,7 @@ from export.quantization.int8_ops import op_errors
 from export.quantization.int8_profile import int8_profile
 from export.quantization.qat import quantize_aware
 from export.tflite.conversion import export_tflite
+from keras_bert.layers.forward_ops import ForwardOps
 from tests.test_case import TINY
 from tests.test_case import TestCase
 from tests.test_case import randomize_weights
@@ -345,6 +346,18 @@ class QuantizeAwareTest(TestCase):
                 quantize_aware(model)
             with self.assertRaisesRegex(ValueError, f"int8_profile: .*attention_pattern='{pattern}'"):
                 int8_profile(model, _calibration_inputs())
+
+    def test_spells_every_step_of_the_float_wiring(self):
+        # The QAT layers are the ops (`ForwardOps`) of the float layers' own wiring: each must
+        # spell every step its wiring calls, or the wiring would fall outside the int8 graph.
+        from export.quantization import qat
+
+        spellers = {"encoder": qat._Encoder, "embeddings": qat._Embeddings,
+                    "block": qat._Transformer, "attention": qat._Transformer}
+        self.assertEqual(set(spellers), set(ForwardOps.STEPS))
+        for wiring, steps in ForwardOps.STEPS.items():
+            for step in steps:
+                self.assertTrue(callable(getattr(spellers[wiring], step, None)), (wiring, step))
 
     @pytest.mark.large
     def test_trains_on_toy_task(self):
