@@ -5,6 +5,8 @@ import tensorflow as tf
 
 from export.quantization.fake_quant import SCORES_MIN_WIDTH
 from export.quantization.fake_quant import check_quantizable
+from keras_bert.layers.forward_ops import ForwardOps
+from keras_bert.models.bert_encoder import encode
 
 
 def _dimension_groups(peaks, ratio, max_groups):
@@ -33,7 +35,7 @@ def _dimension_groups(peaks, ratio, max_groups):
     return [sorted(group) for group in groups] + [bulk]
 
 
-def _head_peaks(attention, x, keep):
+def _head_peaks(attention, query, key, keep):
     """Each head's largest |attention score| `[N]` over real query and key tokens."""
     heads, size = attention.num_attention_heads, attention.head_size
     batch, seq = keep.shape
@@ -41,10 +43,47 @@ def _head_peaks(attention, x, keep):
     def split(t):  # [B, S, N * D] -> [B, N, S, D]
         return np.asarray(t).reshape(batch, seq, heads, size).transpose(0, 2, 1, 3)
 
-    query, key = split(attention.query_dense(x)), split(attention.key_dense(x))
+    query, key = split(query), split(key)
     scores = query @ key.transpose(0, 1, 3, 2) / np.sqrt(size)  # [B, N, S, S]
     pairs = (keep[:, :, None] & keep[:, None, :])[:, None]  # [B, 1, S, S]
     return np.abs(np.where(pairs, scores, 0.0)).max(axis=(0, 2, 3))
+
+
+class _Recorder(ForwardOps):
+    """The float steps (`ForwardOps`), recording what `quantize_aware` gives int8 ranges.
+
+    It runs each layer's wiring on itself, and records the residual stream's real tokens
+    (`stream`: each LayerNorm's input and output and each sublayer output added to the stream,
+    `[tokens, H]` arrays) and each layer's per-head score peaks (`head_peaks`, `[N]` arrays).
+    """
+
+    def __init__(self, keep):
+        self.keep = keep  # [B, S] bool: the real tokens
+        self.stream = []
+        self.head_peaks = []
+
+    def embed(self, layer, token_ids, segment_ids, training):
+        return layer.call_with_ops(token_ids, segment_ids, training, self)  # [B, S, H]
+
+    def block(self, layer, x, mask, training):
+        return layer.call_with_ops(x, mask, training, self)  # [B, S, H]
+
+    def attention(self, layer, x, mask, training):
+        return layer.call_with_ops(x, mask, training, self)  # [B, S, H]
+
+    def attend(self, layer, query, key, value, mask, training):
+        self.head_peaks.append(_head_peaks(layer, query, key, self.keep))  # [N]
+        return super().attend(layer, query, key, value, mask, training)
+
+    def residual(self, x, y, site, training):
+        self.stream.append(np.asarray(y)[self.keep])
+        return super().residual(x, y, site, training)
+
+    def normalize(self, layer, x, training):
+        self.stream.append(np.asarray(x)[self.keep])
+        out = super().normalize(layer, x, training)
+        self.stream.append(np.asarray(out)[self.keep])
+        return out
 
 
 def int8_profile(model, inputs, ratio=4.0, max_groups=3, examples=32):
@@ -82,29 +121,11 @@ def int8_profile(model, inputs, ratio=4.0, max_groups=3, examples=32):
     keep = inputs["padding_mask"].astype(bool)
     if not keep.any():
         raise ValueError("int8_profile needs inputs with at least one non-padding token.")
-    mask = tf.constant(inputs["padding_mask"])
-    stream, head_peaks = [], []
-
-    def layer_norm(layer_norm_layer, x):
-        stream.append(np.asarray(x)[keep])
-        out = layer_norm_layer(x)
-        stream.append(np.asarray(out)[keep])
-        return out
-
-    embeddings = encoder.embeddings
-    x = (embeddings.token_embedding(tf.constant(inputs["token_ids"]))
-         + embeddings.segment_embedding(tf.constant(inputs["segment_ids"]))
-         + embeddings.position_embeddings[None, : keep.shape[1]])  # [B, S, H]
-    x = layer_norm(embeddings.layer_norm, x)
-    for layer in encoder.transformer_layers:
-        head_peaks.append(_head_peaks(layer.attention, x, keep))  # [N]
-        attended = layer.attention_output_dense(layer.attention(x, padding_mask=mask))
-        stream.append(np.asarray(attended)[keep])
-        x = layer_norm(layer.attention_layer_norm, x + attended)
-        hidden = layer.output_dense(layer.activation(layer.intermediate_dense(x)))
-        stream.append(np.asarray(hidden)[keep])
-        x = layer_norm(layer.output_layer_norm, x + hidden)
-    peaks = np.max([np.abs(t).max(axis=0) for t in stream], axis=0)  # [H]
+    recorder = _Recorder(keep)
+    encode(encoder.embeddings, encoder.transformer_layers,
+           {k: tf.constant(v) for k, v in inputs.items()}, encoder.attention_pattern, recorder)
+    head_peaks = recorder.head_peaks
+    peaks = np.max([np.abs(t).max(axis=0) for t in recorder.stream], axis=0)  # [H]
     # Scores ranges are at least SCORES_MIN_WIDTH wide: heads below half that share a grid.
     floor = SCORES_MIN_WIDTH / 2.0
     spread = max(float(np.maximum(p, floor).max() / np.maximum(p, floor).min()) for p in head_peaks)

@@ -36,7 +36,7 @@ def encode(embeddings, transformer_layers, inputs, attention_pattern, ops, train
     Returns:
         list of every block's output `[B, S, H]` (the last is the sequence output).
     """
-    x = ops.embed(embeddings, inputs["token_ids"], inputs["segment_ids"], training)
+    x = ops.embed(embeddings, inputs["token_ids"], inputs["segment_ids"], training)  # [B, S, H]
     mask = ops.mask(inputs["padding_mask"], attention_pattern, training)
     encoder_outputs = []
     for transformer_layer in transformer_layers:
