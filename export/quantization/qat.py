@@ -394,7 +394,7 @@ class _Encoder(keras.layers.Layer):
         return self.embeddings(token_ids, segment_ids, training=training)
 
     def mask(self, padding_mask, attention_pattern, training):
-        check_quantizable(self, "quantize_aware")  # "bidirectional" only: padding_mask alone
+        # padding_mask alone: quantize_aware refused other attention patterns.
         keep = tf.cast(padding_mask, tf.float32)[:, None, None, :]  # [B, 1, 1, S]
         return self.padding_fq(1.0 - keep, training=training)  # 1 at padded keys
 
