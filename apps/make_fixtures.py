@@ -29,7 +29,7 @@ from apps.qa_pipeline import (
 )
 from keras_bert import integrity
 from keras_bert.atomic_files import atomic_open
-from keras_bert.data.squad_examples import split_on_whitespace
+from keras_bert.data.tasks.squad_examples import split_on_whitespace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What apps/models ships besides its card: the model, its vocabulary and the float parent's

@@ -13,7 +13,7 @@ import numpy as np
 
 from keras_bert import integrity
 from keras_bert.data import answer_char_span, convert_squad_examples, decode_squad_predictions
-from keras_bert.data.squad_examples import SquadExample, split_on_whitespace
+from keras_bert.data.tasks.squad_examples import SquadExample, split_on_whitespace
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 
 APPS = os.path.dirname(os.path.abspath(__file__))

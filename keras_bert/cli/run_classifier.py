@@ -36,10 +36,10 @@ flags.DEFINE_bool("do_eval", False, "Score the dev set (after training, or of --
 
 
 def _task_and_examples(need_train, need_eval):
-    from keras_bert.data.classification_data import GLUE_TASKS
-    from keras_bert.data.classification_data import TsvFormatError
-    from keras_bert.data.classification_data import generic_tsv_task
-    from keras_bert.data.classification_data import read_classification_examples
+    from keras_bert.data.tasks.classification_data import GLUE_TASKS
+    from keras_bert.data.tasks.classification_data import TsvFormatError
+    from keras_bert.data.tasks.classification_data import generic_tsv_task
+    from keras_bert.data.tasks.classification_data import read_classification_examples
     from keras_bert.data.data_files import find_data_file
 
     name = FLAGS.task_name.lower()

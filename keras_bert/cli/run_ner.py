@@ -34,8 +34,8 @@ flags.DEFINE_bool("do_predict", False, "Score test.txt.")
 
 def _read(split):
     from keras_bert.data.data_files import find_data_file
-    from keras_bert.data.conll_ner import ConllFormatError
-    from keras_bert.data.conll_ner import read_conll
+    from keras_bert.data.tasks.conll_ner import ConllFormatError
+    from keras_bert.data.tasks.conll_ner import read_conll
 
     try:
         return read_conll(find_data_file(FLAGS.data_dir, f"{split}.txt"))
@@ -76,8 +76,8 @@ def _read_splits():
 
 def _features(sentences, tokenizer):
     """Each split's sentences as model inputs and first-piece labels; reports truncations."""
-    from keras_bert.data.conll_ner import CONLL2003_LABELS
-    from keras_bert.data.conll_ner import convert_ner_sentences
+    from keras_bert.data.tasks.conll_ner import CONLL2003_LABELS
+    from keras_bert.data.tasks.conll_ner import convert_ner_sentences
 
     features = {
         split: convert_ner_sentences(s, tokenizer, CONLL2003_LABELS, FLAGS.max_seq_length)
@@ -94,7 +94,7 @@ def _model(config, strategy):
     """The token classifier, seeded, warm-started from --init_checkpoint (or resumed)."""
     import keras
 
-    from keras_bert.data.conll_ner import CONLL2003_LABELS
+    from keras_bert.data.tasks.conll_ner import CONLL2003_LABELS
     from keras_bert.models.bert_encoder import BertEncoder
     from keras_bert.models.bert_token_classifier import BertTokenClassifier
 
@@ -110,8 +110,8 @@ def _model(config, strategy):
 
 def _score(model, split, sentences, features, write=False):
     """conlleval's scores of `model` on `split`; `write`: also its {split}_predictions.txt."""
-    from keras_bert.data.conll_ner import CONLL2003_LABELS
-    from keras_bert.data.conll_ner import word_predictions
+    from keras_bert.data.tasks.conll_ner import CONLL2003_LABELS
+    from keras_bert.data.tasks.conll_ner import word_predictions
     from keras_bert.metrics.conlleval import conlleval
 
     f = features[split]

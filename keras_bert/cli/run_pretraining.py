@@ -166,8 +166,8 @@ def _check_flags():
     """Applies --recipe and checks the flags and the records they name against each other.
     Returns `(budget, config, files, eval_files)`: the recipe's `Budget` (or None), the
     `BertConfig`, and the training and evaluation TFRecord files."""
-    from keras_bert.data.pretraining_dataset import expand_input_files
-    from keras_bert.data.pretraining_records import check_pretraining_records
+    from keras_bert.data.pretraining.dataset import expand_input_files
+    from keras_bert.data.pretraining.records import check_pretraining_records
 
     try:
         budget = apply_recipe()
@@ -198,9 +198,9 @@ def _masker():
     `MaskingPolicy`, and what draws the targets of each batch: next-token targets for the
     next-token objectives, a `DynamicMasker` with --dynamic_masking, else None (the records'
     stored masks)."""
-    from keras_bert.data.dynamic_masking import DynamicMasker
-    from keras_bert.data.masking import MaskingPolicy
-    from keras_bert.data.next_token_targets import NextTokenTargets
+    from keras_bert.data.pretraining.dynamic_masking import DynamicMasker
+    from keras_bert.data.pretraining.masking import MaskingPolicy
+    from keras_bert.data.pretraining.next_token_targets import NextTokenTargets
     from keras_bert.tokenization.vocab import load_vocabulary
 
     try:
@@ -356,7 +356,7 @@ def _train(trainer, config, files, masker, resumed):
     chief saves the model in google's format (bert_model.ckpt, bert_config.json) and
     final_metrics.json."""
     from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
-    from keras_bert.data.pretraining_dataset import pretraining_dataset
+    from keras_bert.data.pretraining.dataset import pretraining_dataset
 
     def dataset_fn(context, batch_size, start_batch):
         return pretraining_dataset(
@@ -394,7 +394,7 @@ def _train(trainer, config, files, masker, resumed):
 def _evaluate(trainer, eval_files, masker):
     """Scores masked-LM / NSP (or next-token) loss and accuracy on up to --max_eval_steps
     batches of `eval_files`; the chief writes eval_results.txt and eval_results.json."""
-    from keras_bert.data.pretraining_dataset import pretraining_dataset
+    from keras_bert.data.pretraining.dataset import pretraining_dataset
 
     def eval_dataset_fn(context, batch_size):
         return pretraining_dataset(

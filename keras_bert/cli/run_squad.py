@@ -41,7 +41,7 @@ flags.DEFINE_float(
 
 
 def _examples(path, is_training):
-    from keras_bert.data.squad_examples import SquadFormatError, read_squad_examples
+    from keras_bert.data.tasks.squad_examples import SquadFormatError, read_squad_examples
 
     try:
         return read_squad_examples(path, is_training, FLAGS.version_2_with_negative)
@@ -50,7 +50,7 @@ def _examples(path, is_training):
 
 
 def _features(examples, tokenizer, is_training, what):
-    from keras_bert.data.squad_features import convert_squad_examples
+    from keras_bert.data.tasks.squad_features import convert_squad_examples
 
     try:
         features = convert_squad_examples(
@@ -78,7 +78,7 @@ def _features(examples, tokenizer, is_training, what):
 
 def _predict(model, examples, features, verbose=0):
     """Runs the model on the windows and decodes answers; returns (predictions, nbest, null_odds)."""
-    from keras_bert.data.squad_predictions import decode_squad_predictions
+    from keras_bert.data.tasks.squad_predictions import decode_squad_predictions
 
     outputs = model.predict(features.inputs(), batch_size=FLAGS.eval_batch_size, verbose=verbose)
     return decode_squad_predictions(

@@ -7,7 +7,7 @@ from keras_bert.cli import usage
 
 def input_files(input_file):
     """google's `--input_file` (comma-separated paths or globs) -> sorted paths, or a usage error."""
-    from keras_bert.data.pretraining_dataset import expand_input_files
+    from keras_bert.data.pretraining.dataset import expand_input_files
 
     try:
         return expand_input_files(input_file)

@@ -11,7 +11,7 @@ import numpy as np
 
 from apps import make_fixtures
 from apps.qa_pipeline import MODEL, TfliteQa
-from keras_bert.data import squad_predictions
+from keras_bert.data.tasks import squad_predictions
 from tests.data_paths import shared_data_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

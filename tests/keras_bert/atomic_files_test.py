@@ -107,7 +107,7 @@ def test_create_pretraining_data_killed_mid_write_then_rerun(tmp_path):
     processes.)"""
     import numpy as np
 
-    from keras_bert.data.pretraining_records import read_records
+    from keras_bert.data.pretraining.records import read_records
 
     def records(path):
         return read_records(str(path), 64, 10)

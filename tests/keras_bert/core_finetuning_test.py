@@ -13,9 +13,9 @@ import pytest
 
 from keras_bert.checkpoints.hf_checkpoint import encoder_from_hf_checkpoint
 from keras_bert.data.length_grouping import LengthGroupedBatches
-from keras_bert.data.squad_examples import read_squad_examples
-from keras_bert.data.squad_features import convert_squad_examples
-from keras_bert.data.squad_predictions import decode_squad_predictions
+from keras_bert.data.tasks.squad_examples import read_squad_examples
+from keras_bert.data.tasks.squad_features import convert_squad_examples
+from keras_bert.data.tasks.squad_predictions import decode_squad_predictions
 from keras_bert.metrics.squad_evaluation import evaluate_squad_v1
 from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from keras_bert import tensorflow_extra
-from keras_bert.data.masking import MaskingPolicy
-from keras_bert.data.masking import TokenMasker
-from keras_bert.data.pretraining_instances import TrainingInstance
-from keras_bert.data.pretraining_instances import create_training_instances
-from keras_bert.data.pretraining_instances import pack_pretraining_instances
-from keras_bert.data.text_to_documents import text_to_documents
+from keras_bert.data.pretraining.masking import MaskingPolicy
+from keras_bert.data.pretraining.masking import TokenMasker
+from keras_bert.data.pretraining.instances import TrainingInstance
+from keras_bert.data.pretraining.instances import create_training_instances
+from keras_bert.data.pretraining.instances import pack_pretraining_instances
+from keras_bert.data.pretraining.text_to_documents import text_to_documents
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
@@ -56,8 +56,8 @@ def test_instances_pack_into_padded_arrays():
 def test_the_same_arrays_as_writing_and_parsing_tfrecords(tmp_path):
     import tensorflow as tf
 
-    from keras_bert.data.pretraining_records import parse_pretraining_batch
-    from keras_bert.data.pretraining_records import write_pretraining_records
+    from keras_bert.data.pretraining.records import parse_pretraining_batch
+    from keras_bert.data.pretraining.records import write_pretraining_records
 
     path = str(tmp_path / "records.tfrecord")
     write_pretraining_records(INSTANCES, [path], 8, 3)

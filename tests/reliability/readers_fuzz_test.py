@@ -15,13 +15,13 @@ from hypothesis import example
 from hypothesis import given
 from hypothesis import strategies as st
 
-from keras_bert.data.classification_data import GLUE_TASKS
-from keras_bert.data.classification_data import TsvFormatError
-from keras_bert.data.classification_data import generic_tsv_task
-from keras_bert.data.classification_data import read_classification_examples
-from keras_bert.data.conll_ner import CONLL2003_LABELS
-from keras_bert.data.conll_ner import ConllFormatError
-from keras_bert.data.conll_ner import read_conll
+from keras_bert.data.tasks.classification_data import GLUE_TASKS
+from keras_bert.data.tasks.classification_data import TsvFormatError
+from keras_bert.data.tasks.classification_data import generic_tsv_task
+from keras_bert.data.tasks.classification_data import read_classification_examples
+from keras_bert.data.tasks.conll_ner import CONLL2003_LABELS
+from keras_bert.data.tasks.conll_ner import ConllFormatError
+from keras_bert.data.tasks.conll_ner import read_conll
 from keras_bert.models.bert_config import BertConfig
 from keras_bert.tokenization.vocab import SPECIAL_TOKENS
 from keras_bert.tokenization.vocab import load_vocabulary

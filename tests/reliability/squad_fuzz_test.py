@@ -19,13 +19,13 @@ from hypothesis import event
 from hypothesis import given
 from hypothesis import strategies as st
 
-from keras_bert.data.squad_examples import SquadFormatError
-from keras_bert.data.squad_examples import read_squad_examples
-from keras_bert.data.squad_examples import split_on_whitespace
-from keras_bert.data.squad_features import convert_squad_examples
-from keras_bert.data.squad_predictions import answer_char_span
-from keras_bert.data.squad_predictions import decode_squad_predictions
-from keras_bert.data.squad_predictions import project_to_original_text
+from keras_bert.data.tasks.squad_examples import SquadFormatError
+from keras_bert.data.tasks.squad_examples import read_squad_examples
+from keras_bert.data.tasks.squad_examples import split_on_whitespace
+from keras_bert.data.tasks.squad_features import convert_squad_examples
+from keras_bert.data.tasks.squad_predictions import answer_char_span
+from keras_bert.data.tasks.squad_predictions import decode_squad_predictions
+from keras_bert.data.tasks.squad_predictions import project_to_original_text
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 from tests.keras_bert.tokenization.hard_cases import vocab_path
 from tests.reliability.strategies import TRICKY_CHARACTERS

@@ -14,7 +14,7 @@ import pytest
 import tensorflow as tf
 
 from export.serving.saved_model import export_saved_model
-from keras_bert.data.conll_ner import CONLL2003_LABELS, NerSentence, convert_ner_sentences, word_predictions
+from keras_bert.data.tasks.conll_ner import CONLL2003_LABELS, NerSentence, convert_ner_sentences, word_predictions
 from tests.data_paths import shared_data_dir
 from tests.test_case import TINY, TestCase, randomize_weights
 

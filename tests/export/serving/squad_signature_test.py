@@ -15,7 +15,7 @@ import tensorflow as tf
 
 import keras_bert
 from export.serving.squad_signature import squad_text_function
-from keras_bert.data.squad_examples import SquadExample, split_on_whitespace
+from keras_bert.data.tasks.squad_examples import SquadExample, split_on_whitespace
 from tests.data_paths import shared_data_dir
 from tests.keras_bert.tokenization.hard_cases import HARD_CASES
 from tests.test_case import TINY, TestCase, randomize_weights

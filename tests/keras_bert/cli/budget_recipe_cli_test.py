@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_bert.data.pretraining_records import read_records
+from keras_bert.data.pretraining.records import read_records
 from tests.keras_bert.cli.pretraining_cli_test import TEXT
 from tests.keras_bert.cli.pretraining_cli_test import VOCAB
 from tests.keras_bert.cli.pretraining_cli_test import cli

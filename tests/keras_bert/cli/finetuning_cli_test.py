@@ -10,7 +10,7 @@ import pytest
 from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
 from keras_bert.models.bert_config import BertConfig
 from keras_bert.models.bert_encoder import BertEncoder
-from keras_bert.data.conll_ner import read_conll
+from keras_bert.data.tasks.conll_ner import read_conll
 from tests.data_paths import shared_data_dir
 from tests.keras_bert.cli.pretraining_cli_test import cli
 from tests.reference import official_conlleval, official_squad_v1, official_squad_v2

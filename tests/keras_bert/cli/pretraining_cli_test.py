@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from keras_bert.data.pretraining_records import read_records
+from keras_bert.data.pretraining.records import read_records
 from tests.keras_bert.training import train_worker
 from tests.keras_bert.training.distributed_training_test import ROOT
 from tests.keras_bert.training.distributed_training_test import VOCAB as RECORDS_VOCAB

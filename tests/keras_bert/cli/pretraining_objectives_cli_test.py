@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from keras_bert.data.pretraining_records import read_records
+from keras_bert.data.pretraining.records import read_records
 from tests.keras_bert.cli.pretraining_cli_test import TEXT
 from tests.keras_bert.cli.pretraining_cli_test import VOCAB
 from tests.keras_bert.cli.pretraining_cli_test import cli

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from keras_bert.data.conll_ner import read_conll
+from keras_bert.data.tasks.conll_ner import read_conll
 from keras_bert.metrics.conlleval import conlleval
 from tests.data_paths import shared_data_dir
 from tests.reference import official_conlleval

@@ -6,7 +6,7 @@ import time
 import numpy as np
 import pytest
 
-from keras_bert.data.pretraining_dataset import pretraining_dataset
+from keras_bert.data.pretraining.dataset import pretraining_dataset
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.training.budget_schedule import Budget

@@ -10,10 +10,10 @@ import sys
 import numpy as np
 import pytest
 
-from keras_bert.data.masking import MaskingPolicy
-from keras_bert.data.masking import TokenMasker
-from keras_bert.data.pretraining_instances import create_training_instances
-from keras_bert.data.pretraining_records import write_pretraining_records
+from keras_bert.data.pretraining.masking import MaskingPolicy
+from keras_bert.data.pretraining.masking import TokenMasker
+from keras_bert.data.pretraining.instances import create_training_instances
+from keras_bert.data.pretraining.records import write_pretraining_records
 from tests.keras_bert.training import train_worker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))

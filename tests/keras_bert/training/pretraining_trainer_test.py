@@ -10,8 +10,8 @@ import tensorflow as tf
 from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
 from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
-from keras_bert.data.pretraining_dataset import pretraining_dataset
-from keras_bert.data.pretraining_records import parse_pretraining_batch
+from keras_bert.data.pretraining.dataset import pretraining_dataset
+from keras_bert.data.pretraining.records import parse_pretraining_batch
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.training.distribute import get_distribution_strategy

@@ -39,7 +39,7 @@ def main():
         tf.config.set_logical_device_configuration(
             cpu, [tf.config.LogicalDeviceConfiguration()] * args.num_cpu_devices
         )
-    from keras_bert.data.pretraining_dataset import pretraining_dataset
+    from keras_bert.data.pretraining.dataset import pretraining_dataset
     from keras_bert.models.bert_encoder import BertEncoder
     from keras_bert.models.bert_pretrainer import BertPretrainer
     from keras_bert.training.distribute import get_distribution_strategy

@@ -2,10 +2,10 @@
 
 import pytest
 
-from keras_bert.data.classification_data import GLUE_TASKS
-from keras_bert.data.classification_data import TsvFormatError
-from keras_bert.data.classification_data import generic_tsv_task
-from keras_bert.data.classification_data import read_classification_examples
+from keras_bert.data.tasks.classification_data import GLUE_TASKS
+from keras_bert.data.tasks.classification_data import TsvFormatError
+from keras_bert.data.tasks.classification_data import generic_tsv_task
+from keras_bert.data.tasks.classification_data import read_classification_examples
 from keras_bert.data.data_files import find_data_file
 from tests.data_paths import shared_data_dir
 

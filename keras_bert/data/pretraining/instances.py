@@ -194,7 +194,7 @@ def create_packed_instances(
 
     Example:
     >>> import random
-    >>> from keras_bert.data.masking import MaskingPolicy, TokenMasker
+    >>> from keras_bert.data.pretraining.masking import MaskingPolicy, TokenMasker
     >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + list("abcdefgh")
     >>> masker = TokenMasker(vocab, MaskingPolicy(masked_lm_prob=0.01, mask_token_rate=0.0,
     ...                                           random_token_rate=0.0))

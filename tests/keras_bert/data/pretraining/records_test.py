@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_bert.data.pretraining_instances import TrainingInstance
-from keras_bert.data.pretraining_records import check_pretraining_records
-from keras_bert.data.pretraining_records import parse_pretraining_batch
-from keras_bert.data.pretraining_records import read_records
-from keras_bert.data.pretraining_records import shard_paths
-from keras_bert.data.pretraining_records import write_pretraining_records
+from keras_bert.data.pretraining.instances import TrainingInstance
+from keras_bert.data.pretraining.records import check_pretraining_records
+from keras_bert.data.pretraining.records import parse_pretraining_batch
+from keras_bert.data.pretraining.records import read_records
+from keras_bert.data.pretraining.records import shard_paths
+from keras_bert.data.pretraining.records import write_pretraining_records
 
 INSTANCE = TrainingInstance(
     token_ids=(2, 4, 7, 3, 9, 3), segment_ids=(0, 0, 0, 0, 1, 1), is_random_next=True,
@@ -89,7 +89,7 @@ PACKED = TrainingInstance(
 
 
 def test_packed_rows_have_no_next_sentence_feature_and_parse_without_it(tmp_path):
-    from keras_bert.data.pretraining_instances import pack_pretraining_instances
+    from keras_bert.data.pretraining.instances import pack_pretraining_instances
 
     path = str(tmp_path / "packed.tfrecord")
     summary = write_pretraining_records([PACKED] * 2, [path], 8, 3)

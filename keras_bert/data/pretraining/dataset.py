@@ -3,8 +3,8 @@
 import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
-from keras_bert.data.pretraining_records import check_pretraining_records
-from keras_bert.data.pretraining_records import parse_pretraining_batch
+from keras_bert.data.pretraining.records import check_pretraining_records
+from keras_bert.data.pretraining.records import parse_pretraining_batch
 
 
 def expand_input_files(input_file):

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from keras_bert.data.conll_ner import CONLL2003_LABELS
-from keras_bert.data.conll_ner import ConllFormatError
-from keras_bert.data.conll_ner import convert_ner_sentences
-from keras_bert.data.conll_ner import read_conll
-from keras_bert.data.conll_ner import word_predictions
+from keras_bert.data.tasks.conll_ner import CONLL2003_LABELS
+from keras_bert.data.tasks.conll_ner import ConllFormatError
+from keras_bert.data.tasks.conll_ner import convert_ner_sentences
+from keras_bert.data.tasks.conll_ner import read_conll
+from keras_bert.data.tasks.conll_ner import word_predictions
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 from tests.data_paths import shared_data_dir
 

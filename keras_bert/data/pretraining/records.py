@@ -8,7 +8,7 @@ import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
 from keras_bert.atomic_files import atomic_paths
-from keras_bert.data.pretraining_instances import instance_features
+from keras_bert.data.pretraining.instances import instance_features
 
 # Feature name -> (dtype, length key). The names and layout are google-research/bert's, so
 # records from its create_pretraining_data.py are read here and ours are read there. Packed rows

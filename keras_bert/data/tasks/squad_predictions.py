@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from keras_bert.api_export import keras_bert_export
-from keras_bert.data.squad_examples import split_on_whitespace
+from keras_bert.data.tasks.squad_examples import split_on_whitespace
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 
 _Candidate = collections.namedtuple(

@@ -1,8 +1,8 @@
 """Raw text to sentence-per-line documents: sentence splitting, chapters, Gutenberg boilerplate."""
 
-from keras_bert.data.text_to_documents import split_sentences
-from keras_bert.data.text_to_documents import text_to_documents
-from keras_bert.data.text_to_documents import write_documents
+from keras_bert.data.pretraining.text_to_documents import split_sentences
+from keras_bert.data.pretraining.text_to_documents import text_to_documents
+from keras_bert.data.pretraining.text_to_documents import write_documents
 
 
 def test_sentence_splitting_respects_abbreviations_and_quotes():

@@ -3,8 +3,8 @@
 import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
-from keras_bert.data.masking import MaskingPolicy
-from keras_bert.data.masking import replacement_token_ids
+from keras_bert.data.pretraining.masking import MaskingPolicy
+from keras_bert.data.pretraining.masking import replacement_token_ids
 
 
 @keras_bert_export("keras_bert.data.DynamicMasker")

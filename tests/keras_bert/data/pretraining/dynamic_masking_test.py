@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_bert.data.dynamic_masking import DynamicMasker
-from keras_bert.data.masking import MaskingPolicy
+from keras_bert.data.pretraining.dynamic_masking import DynamicMasker
+from keras_bert.data.pretraining.masking import MaskingPolicy
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[unused0]"] + [f"w{i}" for i in range(94)]
 

@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from keras_bert.data.next_token_targets import NextTokenTargets
+from keras_bert.data.pretraining.next_token_targets import NextTokenTargets
 
 
 def test_targets_are_the_next_tokens_of_the_unmasked_text():

@@ -12,13 +12,13 @@ import json
 import re
 
 from keras_bert.api_export import keras_bert_export
-from keras_bert.data.classification_data import GLUE_TASKS
-from keras_bert.data.classification_data import read_classification_examples
-from keras_bert.data.conll_ner import read_conll
+from keras_bert.data.tasks.classification_data import GLUE_TASKS
+from keras_bert.data.tasks.classification_data import read_classification_examples
+from keras_bert.data.tasks.conll_ner import read_conll
 from keras_bert.data.data_files import find_data_file
 from keras_bert.data.data_files import open_data_file
-from keras_bert.data.text_to_documents import split_sentences
-from keras_bert.data.text_to_documents import text_to_documents
+from keras_bert.data.pretraining.text_to_documents import split_sentences
+from keras_bert.data.pretraining.text_to_documents import text_to_documents
 
 # WikiText's tokenized forms of "-", "," and "." inside numbers and words.
 _WIKITEXT_JOINS = {" @-@ ": "-", " @,@ ": ",", " @.@ ": "."}

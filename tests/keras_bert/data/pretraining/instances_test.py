@@ -5,12 +5,12 @@ import random
 
 import pytest
 
-from keras_bert.data.documents import tokenize_documents
-from keras_bert.data.masking import MaskingPolicy
-from keras_bert.data.masking import TokenMasker
-from keras_bert.data.pretraining_instances import create_packed_instances
-from keras_bert.data.pretraining_instances import create_training_instances
-from keras_bert.data.text_to_documents import text_to_documents
+from keras_bert.data.pretraining.documents import tokenize_documents
+from keras_bert.data.pretraining.masking import MaskingPolicy
+from keras_bert.data.pretraining.masking import TokenMasker
+from keras_bert.data.pretraining.instances import create_packed_instances
+from keras_bert.data.pretraining.instances import create_training_instances
+from keras_bert.data.pretraining.text_to_documents import text_to_documents
 from keras_bert.tokenization.bert_tokenizer import BertTokenizer
 from keras_bert.tokenization.vocab import load_vocabulary
 from tests.data_paths import shared_data_dir

@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from keras_bert.data.pretraining_dataset import pretraining_dataset
+from keras_bert.data.pretraining.dataset import pretraining_dataset
 from tests.keras_bert.training.distributed_training_test import write_records
 
 
@@ -37,8 +37,8 @@ def test_pipelines_together_read_the_global_batch(tmp_path):
 def test_dynamic_masking_is_keyed_on_the_running_batch_index(tmp_path):
     # Batch k of an epoch-repeating stream gets masks drawn for index k, so a record seen again
     # in a later epoch (a later k) gets a new mask, and a resumed pipeline redraws the same ones.
-    from keras_bert.data.dynamic_masking import DynamicMasker
-    from keras_bert.data.masking import MaskingPolicy
+    from keras_bert.data.pretraining.dynamic_masking import DynamicMasker
+    from keras_bert.data.pretraining.masking import MaskingPolicy
     from tests.keras_bert.training.distributed_training_test import VOCAB
 
     path = str(tmp_path / "d.tfrecord")

@@ -9,12 +9,12 @@ import sys
 
 import pytest
 
-from keras_bert.data import corpus_sources
-from keras_bert.data.corpus_sources import build_corpus
-from keras_bert.data.corpus_sources import normalized
+from keras_bert.data.pretraining import corpus_sources
+from keras_bert.data.pretraining.corpus_sources import build_corpus
+from keras_bert.data.pretraining.corpus_sources import normalized
 from tests.data_paths import shared_data_dir
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardir] * 4))
 
 
 def test_wikitext_articles_become_documents_with_joins_undone(tmp_path):

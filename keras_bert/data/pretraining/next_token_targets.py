@@ -3,7 +3,7 @@
 import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
-from keras_bert.data.dynamic_masking import restore_masked_tokens
+from keras_bert.data.pretraining.dynamic_masking import restore_masked_tokens
 
 
 @keras_bert_export("keras_bert.data.NextTokenTargets")

@@ -6,12 +6,12 @@ import json
 import numpy as np
 import pytest
 
-from keras_bert.data import squad_predictions
-from keras_bert.data.squad_examples import SquadFormatError
-from keras_bert.data.squad_examples import read_squad_examples, split_on_whitespace
-from keras_bert.data.squad_features import convert_squad_examples
-from keras_bert.data.squad_predictions import decode_squad_predictions
-from keras_bert.data.squad_predictions import answer_char_span, project_to_original_text
+from keras_bert.data.tasks import squad_predictions
+from keras_bert.data.tasks.squad_examples import SquadFormatError
+from keras_bert.data.tasks.squad_examples import read_squad_examples, split_on_whitespace
+from keras_bert.data.tasks.squad_features import convert_squad_examples
+from keras_bert.data.tasks.squad_predictions import decode_squad_predictions
+from keras_bert.data.tasks.squad_predictions import answer_char_span, project_to_original_text
 from keras_bert.metrics.squad_evaluation import evaluate_squad_v1
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 from tests.data_paths import shared_data_dir

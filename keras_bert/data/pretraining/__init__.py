@@ -1,0 +1,1 @@
+"""Pretraining data: corpora, documents, NSP instances, MLM masking, TFRecords, the input pipeline."""
