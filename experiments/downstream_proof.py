@@ -33,7 +33,7 @@ from absl import flags
 
 from experiments.cli_runs import run_once, write_json
 from keras_bert.atomic_files import atomic_open
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 ARMS = ("pretrained", "random")

@@ -23,7 +23,7 @@ import sys
 from absl import flags
 
 from experiments.cli_runs import minilm_checkpoint, run_once, squad_dev_subset, write_json
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output_dir", "runs/precision", "Where every run's folder goes.")

@@ -21,7 +21,7 @@ import numpy as np
 from absl import app
 from absl import flags
 
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("init_checkpoint", None, "The float parent: a run_squad output dir (its best/).")

@@ -22,7 +22,7 @@ from absl import app
 from absl import flags
 
 from experiments.cli_runs import minilm_checkpoint, run_once, squad_dev_subset, sweep_table, write_json
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output_dir", "runs/squad_sweep", "Where every grid point's folder goes.")

@@ -21,7 +21,7 @@ from absl import logging
 from export.task.task_model import TASKS
 from export.tflite.conversion import QUANTIZATIONS
 from export.tflite.tflite_variants import VARIANTS
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 

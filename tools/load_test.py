@@ -37,7 +37,7 @@ import time
 
 from absl import flags
 
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WEB_PATHS = ("/", "/app.js", "/style.css", "/src/model.js", "/models/vocab.txt",

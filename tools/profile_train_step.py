@@ -19,7 +19,7 @@ import time
 
 from absl import flags
 
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("config", "minilm", "Benchmark model shape (benchmarks.configs).")

@@ -29,7 +29,7 @@ import numpy as np
 from absl import app
 from absl import flags
 
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model", None, "The QA .tflite (ids/mask/segment_ids -> start/end logits).")

@@ -19,8 +19,8 @@ import os
 from absl import app
 from absl import flags
 
-from keras_bert.cli import finetuning_flags
-from keras_bert.cli import usage
+from keras_bert.cli.common import finetuning_flags
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 

@@ -22,7 +22,7 @@ import os
 from absl import app
 from absl import flags
 
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("sources", None, "kind:path entries: books, wikitext, squad, glue, conll.")
@@ -47,7 +47,7 @@ def _task_name(folder):
 
 def read_source(entry):
     """`(name, documents)` of one `kind:path` entry."""
-    from keras_bert.cli.text_files import input_files
+    from keras_bert.cli.common.text_files import input_files
     from keras_bert.data.pretraining import corpus_sources as sources
 
     kind, _, path = entry.partition(":")

@@ -20,7 +20,7 @@ import time
 from absl import app
 from absl import flags
 
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 

@@ -19,9 +19,9 @@ from absl import app
 from absl import flags
 from absl import logging
 
-from keras_bert.cli import finetuning_flags
-from keras_bert.cli import precision_flags
-from keras_bert.cli import usage
+from keras_bert.cli.common import finetuning_flags
+from keras_bert.cli.common import precision_flags
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 
@@ -35,7 +35,7 @@ flags.DEFINE_integer("batch_size", 32, "Examples per forward pass.")
 
 
 def _read_examples(path):
-    from keras_bert.cli.text_files import read_text
+    from keras_bert.cli.common.text_files import read_text
 
     if not os.path.exists(path):
         raise app.UsageError(f"--input_file {path} does not exist.")

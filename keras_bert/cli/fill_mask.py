@@ -16,7 +16,7 @@ import os
 from absl import app
 from absl import flags
 
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 

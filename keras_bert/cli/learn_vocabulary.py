@@ -15,7 +15,7 @@ import time
 from absl import app
 from absl import flags
 
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_file", None, "Text file(s): comma-separated paths or globs; .gz ok.")
@@ -29,8 +29,8 @@ def main(argv):
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
     import tensorflow as tf
 
-    from keras_bert.cli.text_files import input_files
-    from keras_bert.cli.text_files import read_text
+    from keras_bert.cli.common.text_files import input_files
+    from keras_bert.cli.common.text_files import read_text
     from keras_bert.tokenization.vocab_learning import learn_vocabulary
 
     start = time.time()

@@ -27,7 +27,7 @@ import sys
 from absl import app
 from absl import flags
 
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 SHARED = os.path.normpath(

@@ -10,8 +10,8 @@ import os
 from absl import app
 from absl import flags
 
-from keras_bert.cli import usage
-from keras_bert.cli.run_logs import read_log
+from keras_bert.cli.common import usage
+from keras_bert.cli.common.run_logs import read_log
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output_dir", None, "A run_pretraining --output_dir.")

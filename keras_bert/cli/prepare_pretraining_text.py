@@ -10,7 +10,7 @@ Writes google-research/bert's format: one sentence per line, a blank line betwee
 from absl import app
 from absl import flags
 
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_file", None, "Raw text file(s): comma-separated paths or globs; .gz ok.")
@@ -21,8 +21,8 @@ flags.DEFINE_integer("max_sentences_per_document", 400, "Close a document after 
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-    from keras_bert.cli.text_files import input_files
-    from keras_bert.cli.text_files import read_text
+    from keras_bert.cli.common.text_files import input_files
+    from keras_bert.cli.common.text_files import read_text
     from keras_bert.data.pretraining.text_to_documents import text_to_documents
     from keras_bert.data.pretraining.text_to_documents import write_documents
 

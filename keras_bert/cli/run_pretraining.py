@@ -31,10 +31,10 @@ from absl import flags
 from absl import logging
 
 from keras_bert.atomic_files import atomic_open
-from keras_bert.cli import finetuning_flags
-from keras_bert.cli import precision_flags
-from keras_bert.cli import runtime_flags
-from keras_bert.cli import usage
+from keras_bert.cli.common import finetuning_flags
+from keras_bert.cli.common import precision_flags
+from keras_bert.cli.common import runtime_flags
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 

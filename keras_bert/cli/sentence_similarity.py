@@ -14,7 +14,7 @@ import time
 from absl import app
 from absl import flags
 
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 DEFAULT_SENTENCES = pathlib.Path(__file__).resolve().parents[1] / "assets" / "similarity_sentences.txt"

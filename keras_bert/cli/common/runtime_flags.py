@@ -13,7 +13,7 @@ import os
 from absl import flags
 
 from keras_bert.atomic_files import atomic_open
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 

@@ -16,9 +16,9 @@ from absl import app
 from absl import flags
 
 from keras_bert.atomic_files import atomic_open
-from keras_bert.cli import precision_flags
-from keras_bert.cli import runtime_flags
-from keras_bert.cli import usage
+from keras_bert.cli.common import precision_flags
+from keras_bert.cli.common import runtime_flags
+from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 
@@ -230,7 +230,7 @@ def load_best(model, finetuner):
     """Loads the best checkpoint of a finished run into `model` (evaluation uses the best), and
     draws the run's dev curve when it was evaluated during training."""
     from keras_bert.checkpoints.tf1_checkpoint import load_tf1_checkpoint
-    from keras_bert.cli.run_logs import plot_eval_history
+    from keras_bert.cli.common.run_logs import plot_eval_history
 
     load_tf1_checkpoint(model, finetuner.best_checkpoint)
     best = finetuner.best_metrics() or {}

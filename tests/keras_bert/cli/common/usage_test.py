@@ -1,4 +1,4 @@
-"""`keras_bert.cli.usage.run`: a usage error is one line on stderr, not the module's whole help."""
+"""`keras_bert.cli.common.usage.run`: a usage error is one line on stderr, not the module's whole help."""
 
 import subprocess
 import sys
@@ -14,7 +14,7 @@ PROGRAM = textwrap.dedent('''
     from absl import app
     from absl import flags
 
-    from keras_bert.cli import usage
+    from keras_bert.cli.common import usage
 
     flags.DEFINE_string("name", None, "A flag whose help absl would print too.")
     flags.DEFINE_string("out", None, "A file to write.")
@@ -108,7 +108,7 @@ def test_a_full_disk_is_one_line_and_other_errors_keep_their_traceback(tmp_path)
 def test_flag_names_write_library_arguments_as_flags(monkeypatch):
     from absl import flags
 
-    from keras_bert.cli import usage
+    from keras_bert.cli.common import usage
 
     values = flags.FlagValues()
     for name in ("max_seq_length", "init_checkpoint", "tpu", "eval_batch_size"):

@@ -2,7 +2,7 @@
 
 from absl import app
 
-from keras_bert.cli import usage
+from keras_bert.cli.common import usage
 
 
 def input_files(input_file):
