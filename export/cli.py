@@ -104,11 +104,20 @@ def main(argv):
     logging.set_verbosity(logging.WARNING)  # TensorFlow's per-function export chatter
     import keras_bert  # noqa: F401  (after flag parsing: TensorFlow start-up is slow)
 
-    from export.serving.saved_model import export_saved_model
-    from export.tflite.tflite_variants import export_tflite_variants
-    from export.verification import data as export_data
-    from export.verification.verify import compare_variants, keras_outputs, write_report
+    int8 = _check_flags()
+    config_file = _file_next_to_checkpoint(FLAGS.bert_config_file, "bert_config.json", "bert_config_file")
+    vocab_file = _file_next_to_checkpoint(FLAGS.vocab_file, "vocab.txt", "vocab_file")
+    name = FLAGS.model_name or FLAGS.task_name.replace("-", "")
+    data = _task_data(vocab_file)
+    model = _model(config_file)
+    version_dir = _export_saved_model(model, data, name, vocab_file)
+    tflite_paths = _export_tflite(model, data, name, vocab_file, config_file, int8)
+    if FLAGS.verify:
+        _verify(model, data, name, version_dir, tflite_paths)
 
+
+def _check_flags():
+    """Flag combinations absl cannot check; returns the int8 variants asked for."""
     unknown = sorted(set(FLAGS.quantizations) - set(VARIANTS))
     if unknown:
         raise app.UsageError(f"--quantizations: unknown {unknown}; choose from {VARIANTS}.")
@@ -118,52 +127,75 @@ def main(argv):
         raise app.UsageError(f"{' and '.join(int8)} {verb} --calibration_file (real training examples).")
     if FLAGS.verify and not FLAGS.predict_file:
         raise app.UsageError("--verify needs --predict_file (the evaluation data).")
-    config_file = _file_next_to_checkpoint(FLAGS.bert_config_file, "bert_config.json", "bert_config_file")
-    vocab_file = _file_next_to_checkpoint(FLAGS.vocab_file, "vocab.txt", "vocab_file")
-    seq = FLAGS.max_seq_length or (384 if FLAGS.task_name == "squad" else 128)
-    name = FLAGS.model_name or FLAGS.task_name.replace("-", "")
-    squad_options = dict(doc_stride=FLAGS.doc_stride, max_query_length=FLAGS.max_query_length)
-    data = export_data.TaskData(
-        FLAGS.task_name, vocab_file, FLAGS.do_lower_case, seq, squad_options,
-    )
-    model = _model(config_file)
+    return int8
 
-    version_dir = None
-    if "saved_model" in FLAGS.formats:
-        version_dir = export_saved_model(
-            model, FLAGS.export_dir, name, vocab_file, seq, do_lower_case=FLAGS.do_lower_case,
-            labels=_labels(), text_pair=data.text_pair, version=FLAGS.version,
-            squad_options=squad_options if FLAGS.task_name == "squad" else None,
-        )
-        print(f"SavedModel: {version_dir}")
-    tflite_paths = {}
-    if "tflite" in FLAGS.formats:
-        calibration = qat_model = None
-        if int8:
-            calibration = data.calibration_inputs(FLAGS.calibration_file, FLAGS.num_calibration_examples)
-        if "qat_int8" in FLAGS.quantizations:
-            qat_model = _quantization_aware_model(data, config_file, name)
-        tflite_paths = export_tflite_variants(
-            model, os.path.join(FLAGS.export_dir, "tflite"), name, seq, FLAGS.quantizations,
-            vocab_file, _labels(), calibration, qat_model,
-        )
-        for variant, path in tflite_paths.items():
-            print(f"TFLite {variant}: {path} ({os.path.getsize(path) / 1e6:.1f} MB)")
-    if FLAGS.verify:
-        evaluation = data.evaluation(FLAGS.predict_file, FLAGS.eval_last_articles, FLAGS.max_eval_examples)
-        bar = export_data.progress_bar()
-        reference = keras_outputs(model, evaluation.inputs)
-        rows = compare_variants(
-            model, version_dir, tflite_paths, evaluation.inputs, evaluation.score,
-            latency_runs=FLAGS.latency_runs, progress=bar, reference=reference,
-        )
-        extra = {"evaluation": evaluation.description}
-        if version_dir is not None and evaluation.text_check is not None:
-            extra["serve_text"] = evaluation.text_check(version_dir, reference)
-        report = write_report(rows, os.path.join(FLAGS.export_dir, "reports", name),
-                              f"{name}: export verification", extra)
-        with open(report) as f:
-            print(f.read())
+
+def _squad_options():
+    return dict(doc_stride=FLAGS.doc_stride, max_query_length=FLAGS.max_query_length)
+
+
+def _task_data(vocab_file):
+    """The task's text → model-input conversion, shared by calibration, QAT and verification."""
+    from export.verification import data as export_data
+
+    seq = FLAGS.max_seq_length or (384 if FLAGS.task_name == "squad" else 128)
+    return export_data.TaskData(FLAGS.task_name, vocab_file, FLAGS.do_lower_case, seq, _squad_options())
+
+
+def _export_saved_model(model, data, name, vocab_file):
+    """The SavedModel with its text signatures, or None when --formats leaves it out."""
+    from export.serving.saved_model import export_saved_model
+
+    if "saved_model" not in FLAGS.formats:
+        return None
+    version_dir = export_saved_model(
+        model, FLAGS.export_dir, name, vocab_file, data.max_seq_length,
+        do_lower_case=FLAGS.do_lower_case, labels=_labels(), text_pair=data.text_pair,
+        version=FLAGS.version, squad_options=_squad_options() if FLAGS.task_name == "squad" else None,
+    )
+    print(f"SavedModel: {version_dir}")
+    return version_dir
+
+
+def _export_tflite(model, data, name, vocab_file, config_file, int8):
+    """The --quantizations TFLite variants: {variant: path}, empty when --formats leaves it out."""
+    from export.tflite.tflite_variants import export_tflite_variants
+
+    if "tflite" not in FLAGS.formats:
+        return {}
+    calibration = qat_model = None
+    if int8:
+        calibration = data.calibration_inputs(FLAGS.calibration_file, FLAGS.num_calibration_examples)
+    if "qat_int8" in FLAGS.quantizations:
+        qat_model = _quantization_aware_model(data, config_file, name)
+    tflite_paths = export_tflite_variants(
+        model, os.path.join(FLAGS.export_dir, "tflite"), name, data.max_seq_length,
+        FLAGS.quantizations, vocab_file, _labels(), calibration, qat_model,
+    )
+    for variant, path in tflite_paths.items():
+        print(f"TFLite {variant}: {path} ({os.path.getsize(path) / 1e6:.1f} MB)")
+    return tflite_paths
+
+
+def _verify(model, data, name, version_dir, tflite_paths):
+    """Scores every exported variant against the Keras model on --predict_file; prints the report."""
+    from export.verification import data as export_data
+    from export.verification.verify import compare_variants, keras_outputs, write_report
+
+    evaluation = data.evaluation(FLAGS.predict_file, FLAGS.eval_last_articles, FLAGS.max_eval_examples)
+    bar = export_data.progress_bar()
+    reference = keras_outputs(model, evaluation.inputs)
+    rows = compare_variants(
+        model, version_dir, tflite_paths, evaluation.inputs, evaluation.score,
+        latency_runs=FLAGS.latency_runs, progress=bar, reference=reference,
+    )
+    extra = {"evaluation": evaluation.description}
+    if version_dir is not None and evaluation.text_check is not None:
+        extra["serve_text"] = evaluation.text_check(version_dir, reference)
+    report = write_report(rows, os.path.join(FLAGS.export_dir, "reports", name),
+                          f"{name}: export verification", extra)
+    with open(report) as f:
+        print(f.read())
 
 
 if __name__ == "__main__":

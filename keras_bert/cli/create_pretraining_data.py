@@ -63,22 +63,21 @@ flags.DEFINE_bool(
 
 def create_pretraining_data(argv_flags):
     """Runs the whole job from parsed flags; returns the `RecordSummary`."""
-    import keras
-
-    from keras_bert.data.pretraining.documents import read_text_documents
-    from keras_bert.data.pretraining.documents import tokenize_documents
-    from keras_bert.data.pretraining.masking import MaskingPolicy
-    from keras_bert.data.pretraining.masking import TokenMasker
-    from keras_bert.data.pretraining.dataset import expand_input_files
-    from keras_bert.data.pretraining.instances import create_packed_instances
-    from keras_bert.data.pretraining.instances import create_training_instances
-    from keras_bert.data.pretraining.records import shard_paths
-    from keras_bert.data.pretraining.records import write_pretraining_records
-    from keras_bert.data.pretraining.word_order import shuffle_word_order
-    from keras_bert.tokenization.bert_tokenizer import BertTokenizer
-    from keras_bert.tokenization.vocab import special_token_ids
-
     f = argv_flags
+    start = time.time()
+    policy, input_files, outputs, tokenizer = _check_inputs(f)
+    documents = _read_documents(input_files, tokenizer, f)
+    instances = _create_instances(documents, tokenizer.vocabulary, policy, f)
+    return _write_records(instances, outputs, f, start)
+
+
+def _check_inputs(f):
+    """The masking policy, input files, output shards and tokenizer, or a one-line flag error."""
+    from keras_bert.data.pretraining.dataset import expand_input_files
+    from keras_bert.data.pretraining.masking import MaskingPolicy
+    from keras_bert.data.pretraining.records import shard_paths
+    from keras_bert.tokenization.bert_tokenizer import BertTokenizer
+
     try:
         policy = MaskingPolicy(
             masked_lm_prob=f.masked_lm_prob,
@@ -94,10 +93,17 @@ def create_pretraining_data(argv_flags):
         tokenizer = BertTokenizer(f.vocab_file, do_lower_case=f.do_lower_case)
     except (ValueError, FileNotFoundError) as e:
         raise usage.flag_error(e) from None
-    vocabulary = tokenizer.vocabulary
-    special = special_token_ids(vocabulary)
+    return policy, input_files, outputs, tokenizer
 
-    start = time.time()
+
+def _read_documents(input_files, tokenizer, f):
+    """Documents of WordPiece-tokenized sentences (words shuffled with --shuffle_word_order)."""
+    import keras
+
+    from keras_bert.data.pretraining.documents import read_text_documents
+    from keras_bert.data.pretraining.documents import tokenize_documents
+    from keras_bert.data.pretraining.word_order import shuffle_word_order
+
     print(f"Reading {len(input_files)} file(s)...")
     try:
         documents = read_text_documents(input_files)
@@ -113,11 +119,20 @@ def create_pretraining_data(argv_flags):
             f"Note: {one_sentence:,} document(s) have a single sentence; they only give "
             "NotNext pairs or pairs split inside the sentence."
         )
-
     if f.shuffle_word_order:
         print("Shuffling the words of every sentence...")
-        documents = shuffle_word_order(documents, vocabulary, random.Random(f.random_seed + 1))
+        documents = shuffle_word_order(documents, tokenizer.vocabulary, random.Random(f.random_seed + 1))
+    return documents
 
+
+def _create_instances(documents, vocabulary, policy, f):
+    """Masked sentence pairs (google's NSP instances) or, with --pack_sequences, packed rows."""
+    from keras_bert.data.pretraining.instances import create_packed_instances
+    from keras_bert.data.pretraining.instances import create_training_instances
+    from keras_bert.data.pretraining.masking import TokenMasker
+    from keras_bert.tokenization.vocab import special_token_ids
+
+    special = special_token_ids(vocabulary)
     kind = "packed rows" if f.pack_sequences else "sentence pairs"
     print(f"Creating {kind} (dupe_factor={f.dupe_factor})...")
     common = dict(
@@ -127,14 +142,19 @@ def create_pretraining_data(argv_flags):
     )
     try:
         if f.pack_sequences:
-            instances = create_packed_instances(documents, TokenMasker(vocabulary, policy), **common)
-        else:
-            instances = create_training_instances(
-                documents, TokenMasker(vocabulary, policy), short_seq_prob=f.short_seq_prob,
-                **common,
-            )
+            return create_packed_instances(documents, TokenMasker(vocabulary, policy), **common)
+        return create_training_instances(
+            documents, TokenMasker(vocabulary, policy), short_seq_prob=f.short_seq_prob, **common,
+        )
     except ValueError as e:
         raise app.UsageError(f"--input_file: {e}") from None
+
+
+def _write_records(instances, outputs, f, start):
+    """Writes the TFRecord shards (temporary names, renamed when complete) and prints a summary."""
+    import keras
+
+    from keras_bert.data.pretraining.records import write_pretraining_records
 
     print(f"Writing {len(instances):,} instances to {len(outputs)} file(s)...")
     bar = keras.utils.Progbar(len(instances), unit_name="instance")
