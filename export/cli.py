@@ -41,7 +41,7 @@ flags.DEFINE_list("formats", ["saved_model", "tflite"], "saved_model and/or tfli
 flags.DEFINE_list("quantizations", list(QUANTIZATIONS),
                   f"TFLite variants, of {VARIANTS} (qat_int8: full int8 after QAT fine-tuning; "
                   "the default is every post-training one).")
-flags.DEFINE_string("calibration_file", None, "Data for full-int8 calibration and QAT (a train file).")
+flags.DEFINE_string("calibration_file", None, "Data for int8 calibration (mixed_int8, full_int8) and QAT (a train file).")
 flags.DEFINE_integer("num_calibration_examples", 200, "Calibration inputs (padded ones included).")
 flags.DEFINE_integer("qat_steps", 1200,
                      "qat_int8: quantization-aware fine-tuning steps (batch 16). 1200 steps on "
@@ -121,7 +121,7 @@ def _check_flags():
     unknown = sorted(set(FLAGS.quantizations) - set(VARIANTS))
     if unknown:
         raise app.UsageError(f"--quantizations: unknown {unknown}; choose from {VARIANTS}.")
-    int8 = sorted({"full_int8", "qat_int8"} & set(FLAGS.quantizations))
+    int8 = sorted({"mixed_int8", "full_int8", "qat_int8"} & set(FLAGS.quantizations))
     if int8 and "tflite" in FLAGS.formats and not FLAGS.calibration_file:
         verb = "needs" if len(int8) == 1 else "need"
         raise app.UsageError(f"{' and '.join(int8)} {verb} --calibration_file (real training examples).")

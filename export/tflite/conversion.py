@@ -1,4 +1,5 @@
-"""Keras model -> `.tflite` (float32, float16, dynamic-range int8, full int8), builtin ops only."""
+"""Keras model -> `.tflite` (float32, float16, dynamic-range int8, mixed int8, full int8), builtin
+ops only."""
 
 import os
 import tempfile
@@ -10,8 +11,19 @@ import tensorflow as tf
 from export.task.signature_names import EXPORT_INPUTS, exported_inputs, model_inputs
 from keras_bert import integrity
 
-QUANTIZATIONS = ("float32", "float16", "dynamic_int8", "full_int8")
+QUANTIZATIONS = ("float32", "float16", "dynamic_int8", "mixed_int8", "full_int8")
+# Variants whose activation ranges come from calibration examples.
+CALIBRATED = ("mixed_int8", "full_int8")
 SIGNATURE = "serving_default"
+# mixed_int8 keeps these ops in float32: attention's products, softmax, GELU and LayerNorm's
+# pieces (mean, variance, rsqrt, scale), and the residual sums. On x86 XNNPACK does not take
+# their int8 kernels (docs/benchmarks.md: full int8 runs at 0.16x float), and their int8 grids
+# are where full int8 loses its F1 (docs/export.md). What stays int8 is what is fast in int8:
+# the FULLY_CONNECTED layers (static, calibrated activations) and the embedding tables.
+MIXED_FLOAT_OPS = (
+    "BATCH_MATMUL", "SOFTMAX", "GELU", "MEAN", "SQUARED_DIFFERENCE", "RSQRT", "MUL", "SUB",
+    "ADD", "NEG",
+)
 
 
 def _flat_outputs(outputs):
@@ -33,7 +45,7 @@ def _representative_dataset(inputs, sequence_length, batch_size=1):
     """Calibration examples in batches, as `{ids, mask, segment_ids}` int32 `[batch, seq]`."""
     if inputs is None:
         raise ValueError(
-            "full_int8 needs representative_inputs: real examples (with padded ones) to "
+            "mixed_int8 and full_int8 need representative_inputs: real examples (with padded ones) to "
             "calibrate the activation ranges."
         )
     expected = set(EXPORT_INPUTS.values())
@@ -67,10 +79,12 @@ def convert_saved_model(saved_model_dir, quantization="float32", representative_
     """Converts a SavedModel's `serving_default` to TFLite flatbuffer bytes, builtin ops only.
 
     `quantization`: `float32`; `float16` (weights stored as float16); `dynamic_int8`
-    (int8 weights, float activations); `full_int8` (int8 weights and activations, calibrated
-    on `representative_dataset`, a callable yielding input dicts; or a quantization-aware
-    trained graph whose fake-quant ranges the converter reads). Integer inputs stay int32 and
-    outputs stay float32, so every variant has the same interface.
+    (int8 weights, float activations); `mixed_int8` (int8 fully-connected layers and
+    embeddings with calibrated activation ranges, `MIXED_FLOAT_OPS` in float32); `full_int8`
+    (int8 weights and activations, calibrated on `representative_dataset`, a callable yielding
+    input dicts; or a quantization-aware trained graph whose fake-quant ranges the converter
+    reads). Integer inputs stay int32 and outputs stay float32, so every variant has the same
+    interface.
     """
     if quantization not in QUANTIZATIONS:
         raise ValueError(f"quantization={quantization!r}; expected one of {QUANTIZATIONS}.")
@@ -88,6 +102,18 @@ def convert_saved_model(saved_model_dir, quantization="float32", representative_
         converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
         if representative_dataset is not None:
             converter.representative_dataset = representative_dataset
+    elif quantization == "mixed_int8":
+        # TFLite's selective quantization: calibrate everything, then quantize all but the
+        # denylisted op types (float ops get QUANTIZE/DEQUANTIZE at their borders).
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.representative_dataset = representative_dataset
+        debugger = tf.lite.experimental.QuantizationDebugger(
+            converter=converter, debug_dataset=representative_dataset,
+            debug_options=tf.lite.experimental.QuantizationDebugOptions(
+                denylisted_ops=list(MIXED_FLOAT_OPS)
+            ),
+        )
+        return debugger.get_nondebug_quantized_model()
     return converter.convert()
 
 
@@ -134,7 +160,7 @@ def export_tflite(
             (question answerer, classifier, token classifier) converts its int8 graph
             (`export.quantization.qat.int8_graph`: outlier dimensions in their own int8 tensors,
             the mask and scores on fixed grids); a `quantize_aware` model is converted as trained.
-        representative_inputs: for `full_int8`, a dict of int arrays `[n, sequence_length]`
+        representative_inputs: for `mixed_int8` and `full_int8`, a dict of int arrays `[n, sequence_length]`
             with the model's input names: real examples, padded ones included (the attention
             mask's range must be seen).
         batch_size: int, the fixed batch size. Defaults to 1.
@@ -145,8 +171,9 @@ def export_tflite(
     if quantization not in QUANTIZATIONS:
         raise ValueError(f"quantization={quantization!r}; expected one of {QUANTIZATIONS}.")
     dataset = None
-    if quantization == "full_int8":
+    if quantization in CALIBRATED:
         dataset = _representative_dataset(representative_inputs, sequence_length, batch_size)
+    if quantization == "full_int8":
         import keras_bert
 
         task_models = (keras_bert.BertQuestionAnswerer, keras_bert.BertClassifier,

@@ -70,7 +70,7 @@ class TfliteTest(TestCase):
         inputs = calibration(seed=4)
         expected = classifier.predict(inputs, verbose=0)
         sizes, errors = {}, {}
-        for quantization in ("float32", "float16", "dynamic_int8", "full_int8"):
+        for quantization in ("float32", "float16", "dynamic_int8", "mixed_int8", "full_int8"):
             path = export_tflite(
                 classifier, f"{self.dir}/{quantization}.tflite", sequence_length=7,
                 quantization=quantization, representative_inputs=calibration(),
@@ -85,15 +85,18 @@ class TfliteTest(TestCase):
         scale = np.abs(expected).max()
         # Bounds: about 2-8x the errors measured on 2026-11-25 (AMD EPYC Zen 4, XNNPACK; the
         # weights and calibration are seeded, so these are the values): float32 1.2e-7 (summation
-        # order), float16 1.7e-4, dynamic int8 0.0082 and full int8 0.0216 of max |logit|.
+        # order), float16 1.7e-4, dynamic int8 0.0082, mixed int8 0.0208 (2026-11-26) and full
+        # int8 0.0216 of max |logit|.
         self.assertLess(errors["float32"], 1e-6)
         self.assertLess(errors["float16"], 5e-4 * scale)
         self.assertLess(errors["dynamic_int8"], 0.02 * scale)
+        self.assertLess(errors["mixed_int8"], 0.05 * scale)
         self.assertLess(errors["full_int8"], 0.05 * scale)
         # Weights dominate the file: float16 halves it, int8 quarters it (plus fixed overhead);
-        # measured 0.555, 0.356 and 0.391 of float32's size.
+        # measured 0.555, 0.356, 0.396 (mixed) and 0.391 of float32's size.
         self.assertLess(sizes["float16"], 0.6 * sizes["float32"])
         self.assertLess(sizes["dynamic_int8"], 0.4 * sizes["float32"])
+        self.assertLess(sizes["mixed_int8"], 0.45 * sizes["float32"])
         self.assertLess(sizes["full_int8"], 0.45 * sizes["float32"])
 
     def test_full_int8_quantizes_the_matmuls(self):
@@ -113,13 +116,38 @@ class TfliteTest(TestCase):
             self.assertEqual(tensors[op["inputs"][1]]["dtype"], np.int8)  # weights
             self.assertEqual(tensors[op["outputs"][0]]["dtype"], np.int8)  # activations
 
+    def test_mixed_int8_keeps_attention_and_layer_norm_in_float(self):
+        from ai_edge_litert.interpreter import Interpreter
+
+        qa = BertQuestionAnswerer(BertEncoder(**TINY))
+        randomize_weights(qa, scale=0.3)
+        path = export_tflite(
+            qa, self.dir + "/mixed.tflite", sequence_length=7, quantization="mixed_int8",
+            representative_inputs=calibration(),
+        )
+        interpreter = Interpreter(model_path=path)
+        tensors = {t["index"]: t for t in interpreter.get_tensor_details()}
+        ops = interpreter._get_ops_details()
+        fully_connected = [op for op in ops if op["op_name"] == "FULLY_CONNECTED"]
+        self.assertTrue(fully_connected)
+        for op in fully_connected:
+            self.assertEqual(tensors[op["inputs"][1]]["dtype"], np.int8)  # weights
+            self.assertEqual(tensors[op["outputs"][0]]["dtype"], np.int8)  # activations
+        kept = {"BATCH_MATMUL", "SOFTMAX", "GELU", "MEAN", "RSQRT", "SQUARED_DIFFERENCE"}
+        float_ops = [op for op in ops if op["op_name"] in kept]
+        self.assertEqual({op["op_name"] for op in float_ops}, kept)
+        for op in float_ops:
+            self.assertEqual(tensors[op["outputs"][0]]["dtype"], np.float32, op["op_name"])
+
     def test_bad_arguments_are_clear_and_write_nothing(self):
         qa = BertQuestionAnswerer(BertEncoder(**TINY))
         path = self.dir + "/bad.tflite"
         with self.assertRaisesRegex(ValueError, "calibration set is empty"):
             export_tflite(qa, path, 7, "full_int8", {k: v[:0] for k, v in calibration().items()})
-        with self.assertRaisesRegex(ValueError, "needs representative_inputs"):
+        with self.assertRaisesRegex(ValueError, "need representative_inputs"):
             export_tflite(qa, path, 7, "full_int8")
+        with self.assertRaisesRegex(ValueError, "need representative_inputs"):
+            export_tflite(qa, path, 7, "mixed_int8")
         with self.assertRaisesRegex(ValueError, "exactly the keys"):
             export_tflite(qa, path, 7, "full_int8", {"ids": np.zeros((1, 7), "int32")})
         with self.assertRaisesRegex(ValueError, r"shape \(24, 7\), expected \(24, 5\)"):
