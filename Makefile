@@ -11,7 +11,7 @@ PIP := $(PY) -m pip
 # Quieter TensorFlow start-up; errors still print.
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
-.PHONY: demo similarity benchmark gpu-bundle test test-core test-reliability test-fast test-jax test-apps test-bazel task-library-check mutation clean
+.PHONY: demo similarity benchmark gpu-bundle test test-core test-reliability test-fast test-jax test-apps test-bazel task-library-check quantizer-compare mutation clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -127,6 +127,14 @@ $(TLS_VENV)/.installed:
 task-library-check: $(VENV)/.installed-test $(TLS_VENV)/.installed
 	$(PY) experiments/task_library_compare.py --num_questions 100 --every 100 \
 		--task_library_python $(TLS_VENV)/bin/python --work_dir runs/task_library
+
+# experiments/quantizer_compare.py: ai-edge-quantizer's recipes against the package's int8
+# conversions on one fine-tuned SQuAD model (docs/benchmarks.md). ~1 h on 2 cores.
+QC_CHECKPOINT ?= runs/squad_minilm_full/out
+quantizer-compare: $(VENV)/.installed-test
+	$(PY) -m experiments.quantizer_compare --init_checkpoint=$(QC_CHECKPOINT) \
+		--calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz \
+		--predict_file=../shared/data/squad/dev-v1.1.json.gz --output_dir=runs/quantizer_compare
 
 # Mutation testing of the SQuAD chain, the scorers and the packer (setup.cfg's [mutmut] section
 # lists the modules and tests; docs/testing.md has the score). Not part of `make test`: about an

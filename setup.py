@@ -48,6 +48,9 @@ setuptools.setup(
         "export": ["ai-edge-litert>=2.3", "tensorflow-serving-api>=2.21,<2.22", "flatbuffers"],
         # tools/profile_train_step.py: op statistics from TensorFlow's profiler traces.
         "profile": ["xprof"],
+        # experiments/quantizer_compare.py: Google's ai-edge-quantizer recipes against the
+        # package's own int8 conversions (pinned: its recipe API is young; it pins ai-edge-litert).
+        "quantizer": ["ai-edge-quantizer==0.10.0"],
         # The core tests without TensorFlow (make test-core): references for parity (the CPU
         # build of torch 2.13.0, any other version pulls CUDA packages; HF transformers) and
         # the JAX backend.
@@ -65,6 +68,7 @@ setuptools.setup(
             "ai-edge-litert>=2.3",
             "tensorflow-serving-api>=2.21,<2.22",
             "flatbuffers",
+            "ai-edge-quantizer==0.10.0",
         ],
     },
     entry_points={

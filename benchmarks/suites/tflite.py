@@ -3,7 +3,8 @@ contract shape (`[1, 384]`), on 1 and 2 threads, with file size and agreement wi
 
 float32 on 2 threads is the reference. `full_int8` converts keras_bert's int8 graph
 (`export.quantization.qat.int8_graph`), calibrated here on the benchmark inputs; it is the NPU/DSP
-format.
+format. `mixed_int8` (int8 fully-connected layers, float attention and LayerNorm) is calibrated
+on the same inputs.
 """
 
 import os
@@ -17,19 +18,19 @@ from benchmarks.tflite_ops import op_profile, profile_table, xnnpack_partitions
 from benchmarks.suites.inference import qa_inputs, qa_models
 
 SEQ_LENGTH = 384
-VARIANTS = ("float32", "float16", "dynamic_int8", "full_int8")
+VARIANTS = ("float32", "float16", "dynamic_int8", "mixed_int8", "full_int8")
 
 
 def run(config_name, options, log=print):
     from ai_edge_litert.interpreter import Interpreter
 
     from export.task.signature_names import exported_inputs
-    from export.tflite.conversion import export_tflite, tflite_runner
+    from export.tflite.conversion import CALIBRATED, export_tflite, tflite_runner
 
     config = configs.bert_config(config_name)
     ours, _, _ = qa_models(config)
     batch = qa_inputs(config["vocab_size"], 1, SEQ_LENGTH)
-    # Calibration inputs for full int8: 16 sequences with real-looking padding.
+    # Calibration inputs for mixed and full int8: 16 sequences with real-looking padding.
     calibration = qa_inputs(config["vocab_size"], 16, SEQ_LENGTH, seed=1)
     for row, length in enumerate(np.linspace(64, SEQ_LENGTH, 16).astype(int)):
         calibration["padding_mask"][row, length:] = 0
@@ -42,7 +43,7 @@ def run(config_name, options, log=print):
         for variant in VARIANTS:
             log(f"  converting {variant}")
             path = export_tflite(ours, os.path.join(tmp, f"qa_{variant}.tflite"), SEQ_LENGTH,
-                                 variant, calibration if variant == "full_int8" else None)
+                                 variant, calibration if variant in CALIBRATED else None)
             sizes[variant] = os.path.getsize(path) / 1e6
             interpreter = Interpreter(model_path=path, num_threads=2)
             interpreter.allocate_tensors()

@@ -12,6 +12,7 @@ from export.serving.saved_model import DEFAULT_SIGNATURE
 from export.task.signature_names import exported_inputs
 from export.tflite.conversion import tflite_runner
 from export.verification.latency import tensorflow_latency, tflite_latency
+from keras_bert.atomic_files import atomic_open
 
 
 def _batches(inputs, size):
@@ -128,7 +129,7 @@ def compare_variants(model, version_dir, tflite_paths, inputs, score, latency_th
 def write_report(rows, out_dir, title, extra=None):
     """Writes `verification.json` and `verification.md` (one table) into `out_dir`."""
     os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "verification.json"), "w") as f:
+    with atomic_open(os.path.join(out_dir, "verification.json")) as f:
         json.dump({"title": title, "rows": rows, **(extra or {})}, f, indent=1)
     metrics = list(rows[0]["scores"])
     threads = list(rows[0]["latency"])
@@ -151,6 +152,6 @@ def write_report(rows, out_dir, title, extra=None):
         lines.append("| " + " | ".join(cells) + " |")
     for key, value in (extra or {}).items():
         lines += ["", f"- {key}: {json.dumps(value)}"]
-    with open(os.path.join(out_dir, "verification.md"), "w") as f:
+    with atomic_open(os.path.join(out_dir, "verification.md")) as f:
         f.write("\n".join(lines) + "\n")
     return os.path.join(out_dir, "verification.md")
