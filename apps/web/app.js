@@ -12,6 +12,7 @@ const $ = (id) => document.getElementById(id);
 const els = {
   status: $('model-status'),
   threads: $('threads'),
+  accelerator: $('accelerator'),
   list: $('passage-list'),
   pasteOwn: $('paste-own'),
   message: $('message'),
@@ -82,6 +83,7 @@ function setBusy(busy) {
   els.ask.disabled = busy;
   els.ask.textContent = busy ? 'Asking…' : 'Ask';
   els.threads.disabled = busy;
+  els.accelerator.disabled = busy;
   document.body.dataset.busy = busy ? '1' : '0';
 }
 
@@ -309,7 +311,8 @@ function renderResult(context, r) {
   const perWin = n ? r.ms / n : 0;
   els.timing.textContent =
     `Inference time: ${r.ms.toFixed(0)} ms for ${n} window${n === 1 ? '' : 's'} ` +
-    `(${perWin.toFixed(0)} ms per 384-token window, ${state.model.threads} thread${state.model.threads === 1 ? '' : 's'}); ` +
+    `(${perWin.toFixed(0)} ms per 384-token window, ${state.model.accelerator === 'webgpu' ? 'WebGPU'
+      : `${state.model.threads} thread${state.model.threads === 1 ? '' : 's'}`}); ` +
     `total ${r.wallMs.toFixed(0)} ms`;
   els.timing.dataset.ms = r.ms.toFixed(3);
   els.timing.dataset.windows = String(n);
@@ -379,12 +382,39 @@ async function onThreadsChange() {
   }
 }
 
+async function onAcceleratorChange() {
+  if (!state.model) return;
+  const want = els.accelerator.value;
+  setBusy(true);
+  try {
+    setStatus(`Preparing the model for ${want === 'webgpu' ? 'WebGPU' : 'WASM'}…`, 'loading');
+    const got = await state.model.setAccelerator(want);
+    els.accelerator.value = got;
+    if (state.model.acceleratorNote) showMessage(state.model.acceleratorNote, 'info');
+  } catch (e) {
+    showMessage(e.message || String(e), 'error');
+    els.accelerator.value = state.model.accelerator;
+  } finally {
+    setStatus(readyText(state.model), 'ready');
+    updateRuntimeInfo();
+    setBusy(false);
+  }
+}
+
+function readyText(m) {
+  return m.accelerator === 'webgpu'
+    ? 'Model ready (WebGPU)'
+    : `Model ready (${m.threads} thread${m.threads === 1 ? '' : 's'})`;
+}
+
 function updateRuntimeInfo() {
   const m = state.model;
   if (!m) return;
+  const backend = m.accelerator === 'webgpu'
+    ? 'LiteRT.js WebGPU'
+    : `LiteRT.js WASM · ${m.runtime.threaded ? 'threaded build' : 'single-threaded build'}`;
   els.runtimeInfo.textContent =
-    `LiteRT.js WASM · ${m.runtime.threaded ? 'threaded build' : 'single-threaded build'} · ` +
-    `cross-origin isolated: ${m.runtime.crossOriginIsolated ? 'yes' : 'no'} · threads: ${m.threads} · ` +
+    `${backend} · cross-origin isolated: ${m.runtime.crossOriginIsolated ? 'yes' : 'no'} · threads: ${m.threads} · ` +
     `model: ${m.modelUrl} (${(m.bytes.length / 1e6).toFixed(1)} MB)`;
 }
 
@@ -418,7 +448,10 @@ async function loadTokenizer() {
 async function loadModel() {
   const modelUrl = modelUrlFromQuery();
   // ?threads=N chooses; otherwise as many as the page can use (defaultThreadCount).
-  const threads = Number(new URLSearchParams(location.search).get('threads')) || 'auto';
+  const query = new URLSearchParams(location.search);
+  const threads = Number(query.get('threads')) || 'auto';
+  // ?accelerator=webgpu tries WebGPU (falling back to WASM with a note); WASM by default.
+  const accelerator = query.get('accelerator') || 'wasm';
   setStatus('Loading model…', 'loading');
   try {
     const [tok, model] = await Promise.all([
@@ -426,6 +459,7 @@ async function loadModel() {
       QaModel.load({
         modelUrl,
         threads,
+        accelerator,
         onProgress: (p) => {
           if (p.stage === 'download' && p.total) {
             setStatus(`Downloading model… ${Math.round((100 * p.loaded) / p.total)}%`, 'loading');
@@ -440,7 +474,9 @@ async function loadModel() {
     state.tokenizer = tok;
     state.model = model;
     els.threads.value = String(model.threads);
-    setStatus(`Model ready (${model.threads} thread${model.threads === 1 ? '' : 's'})`, 'ready');
+    els.accelerator.value = model.accelerator;
+    setStatus(readyText(model), 'ready');
+    if (model.acceleratorNote) showMessage(model.acceleratorNote, 'info');
     updateRuntimeInfo();
   } catch (e) {
     state.modelError = e instanceof ModelError ? e : new ModelError('runtime', e?.message || String(e), e);
@@ -466,6 +502,8 @@ window.__qa = {
     error: state.modelError?.message || null,
     threads: state.model?.threads ?? null,
     threaded: state.model?.runtime.threaded ?? null,
+    accelerator: state.model?.accelerator ?? null,
+    acceleratorNote: state.model?.acceleratorNote ?? null,
     crossOriginIsolated: !!globalThis.crossOriginIsolated,
     passages: state.passages.map((p) => p.id),
   }),
@@ -510,6 +548,7 @@ window.__qa = {
 els.form.addEventListener('submit', onAsk);
 els.pasteOwn.addEventListener('click', () => selectPassage(CUSTOM_ID));
 els.threads.addEventListener('change', onThreadsChange);
+els.accelerator.addEventListener('change', onAcceleratorChange);
 els.custom.addEventListener('input', () => {
   if (!els.text.hidden) clearResult();
   els.text.hidden = true;

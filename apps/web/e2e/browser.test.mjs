@@ -203,6 +203,23 @@ describe('web QA demo in Chromium', { skip }, () => {
     }
   });
 
+  test('WebGPU without an adapter: the backend setting falls back to WASM with a note, same answer',
+    { timeout: 120_000 }, async () => {
+      const c = heldOut[0];
+      await selectPassage(page, c.passageId);
+      await page.getByTestId('accelerator').selectOption('webgpu');
+      await page.waitForFunction(() => window.__qa.info().acceleratorNote !== null &&
+        document.getElementById('model-status').dataset.state === 'ready');
+      const info = await page.evaluate(() => window.__qa.info());
+      assert.equal(info.accelerator, 'wasm');
+      assert.match(info.acceleratorNote, /WebGPU is not used: the browser offers no WebGPU adapter/);
+      assert.match(await page.getByTestId('message').textContent(), /WebGPU is not used/);
+      assert.equal(await page.getByTestId('accelerator').inputValue(), 'wasm');
+      const out = await ask(page, c.question);
+      assert.equal(out.mark?.text, c.answer.text);
+      assert.equal(out.mark?.start, c.answer.start);
+    });
+
   test('empty and whitespace questions give a message and the page stays usable', async () => {
     await selectPassage(page, heldOut[0].passageId);
     for (const q of ['', '   ', '\t \n']) {
@@ -350,4 +367,35 @@ describe('web QA demo in Chromium', { skip }, () => {
     assert.ok(env.requests.length > 10);
     assert.deepEqual(externalRequests(env.requests), []);
   });
+});
+
+describe('web QA demo with a WebGPU adapter (SwiftShader, on the CPU)', { skip }, () => {
+  let env;
+  before(async () => {
+    env = await launch({ webgpu: true });
+  });
+  after(async () => {
+    await env?.close();
+  });
+
+  test('?accelerator=webgpu runs on WebGPU or falls back to WASM with the reason; answers agree',
+    { timeout: 300_000 }, async () => {
+      const c = heldOut[0];
+      const { page, ready, pageErrors } = await openApp(env.context, env.server.url, '?accelerator=webgpu');
+      assert.equal(ready.ok, true, ready.error);
+      assert.equal(await page.evaluate(async () => (await navigator.gpu?.requestAdapter()) != null), true,
+        'Chromium offered no SwiftShader WebGPU adapter');
+      const info = await page.evaluate(() => window.__qa.info());
+      if (info.accelerator === 'wasm') {
+        // LiteRT.js 2.5.3 does not run the shipped full-int8 model on WebGPU (docs/apps.md).
+        assert.match(info.acceleratorNote, /WebGPU is not used: (LiteRT\.js could not compile|the model compiled)/);
+      } else {
+        assert.equal(info.accelerator, 'webgpu');
+        assert.equal(info.acceleratorNote, null);
+      }
+      const got = await page.evaluate(([q, ctx]) => window.__qa.ask(q, ctx), [c.question, c.context]);
+      assert.equal(got.answer, c.answer.text);
+      assert.deepEqual(pageErrors.map(String), []);
+      await page.close();
+    });
 });

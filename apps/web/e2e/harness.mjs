@@ -24,6 +24,14 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+// A WebGPU adapter without a GPU: Chromium's SwiftShader (Vulkan on the CPU). It checks the
+// app's WebGPU path end to end; its speed says nothing about a real GPU.
+export const WEBGPU_ARGS = [
+  ...CHROMIUM_ARGS.filter((a) => a !== '--disable-gpu'),
+  '--enable-unsafe-webgpu',
+  '--enable-unsafe-swiftshader',
+];
+
 export function chromiumMissingMessage() {
   return existsSync(CHROMIUM_PATH)
     ? null
@@ -35,7 +43,7 @@ export function chromiumMissingMessage() {
  * Start the server on a free port and a fresh Chromium profile.
  * @returns {Promise<{server, context, requests: string[], close: () => Promise<void>}>}
  */
-export async function launch({ extraMounts = [], viewport = { width: 1280, height: 900 } } = {}) {
+export async function launch({ extraMounts = [], viewport = { width: 1280, height: 900 }, webgpu = false } = {}) {
   const server = await startServer({ port: 0, extraMounts });
   const profile = mkdtempSync(path.join(tmpdir(), 'kb-qa-chromium-'));
   let context;
@@ -43,7 +51,7 @@ export async function launch({ extraMounts = [], viewport = { width: 1280, heigh
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM_PATH,
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: webgpu ? WEBGPU_ARGS : CHROMIUM_ARGS,
       viewport,
       serviceWorkers: 'block',
     });

@@ -7,7 +7,12 @@
 // Threads: LiteRT.js 2.5.3 has a threaded WASM build, chosen with
 // loadLiteRt(dir, {threads: true}); it needs a cross-origin isolated page (COOP/COEP,
 // see server.mjs) and relaxed SIMD. The number of threads a model uses is a compile
-// option (cpuOptions.numThreads), so one compiled model is kept per thread count.
+// option (cpuOptions.numThreads), so one compiled model is kept per accelerator and
+// thread count.
+//
+// Accelerators: 'wasm' (XNNPACK on the CPU, the default) or 'webgpu'. WebGPU is used only when
+// the browser offers an adapter and LiteRT.js compiles the model for it; otherwise the model
+// runs on WASM and `acceleratorNote` says why (the page shows it).
 
 // @litertjs/core is imported lazily (through the page's import map) so that a missing
 // runtime becomes a clear error message instead of a page whose scripts never start.
@@ -20,6 +25,23 @@ export const OUTPUT_NAMES = ['start_logits', 'end_logits'];
 
 /** The thread counts the app offers (its selector's options). */
 export const THREAD_CHOICES = [1, 2, 4];
+
+/** The accelerators the app offers (its selector's options). */
+export const ACCELERATOR_CHOICES = ['wasm', 'webgpu'];
+
+/**
+ * Why WebGPU cannot be used here, or null when the browser offers an adapter.
+ * @param {{gpu?: {requestAdapter: () => Promise<object | null>}}} nav navigator (injectable)
+ */
+export async function webGpuUnavailableReason(nav = globalThis.navigator) {
+  if (!nav?.gpu) return 'this browser has no WebGPU (navigator.gpu is missing; it needs a secure context)';
+  try {
+    const adapter = await nav.gpu.requestAdapter();
+    return adapter ? null : 'the browser offers no WebGPU adapter (no GPU, or GPU access is disabled)';
+  } catch (e) {
+    return `requesting a WebGPU adapter failed: ${e.message || e}`;
+  }
+}
 
 /**
  * The thread count a page starts with: on a cross-origin isolated page with the threaded
@@ -184,7 +206,12 @@ export class QaModel {
    * @param {{modelUrl?: string, wasmPath?: string, threads?: number | 'auto',
    *          onProgress?: (p: {stage: string, loaded?: number, total?: number}) => void}} opts
    */
-  static async load({ modelUrl = DEFAULT_MODEL_URL, wasmPath = DEFAULT_WASM_PATH, threads = 'auto', onProgress } = {}) {
+  static async load({
+    modelUrl = DEFAULT_MODEL_URL, wasmPath = DEFAULT_WASM_PATH, threads = 'auto', accelerator = 'wasm', onProgress,
+  } = {}) {
+    if (!ACCELERATOR_CHOICES.includes(accelerator)) {
+      throw new ModelError('runtime', `Unknown accelerator "${accelerator}": use one of ${ACCELERATOR_CHOICES.join(', ')}.`);
+    }
     const info = await initRuntime(wasmPath);
     const bytes = await fetchModelBytes(modelUrl, onProgress);
     onProgress?.({ stage: 'verify' });
@@ -194,6 +221,7 @@ export class QaModel {
     await m.setThreads(threads === 'auto'
       ? defaultThreadCount({ threaded: info.threaded, hardwareConcurrency: navigator.hardwareConcurrency })
       : threads);
+    if (accelerator !== 'wasm') await m.setAccelerator(accelerator);
     return m;
   }
 
@@ -201,9 +229,24 @@ export class QaModel {
     this.modelUrl = modelUrl;
     this.bytes = bytes;
     this.runtime = runtime;
-    this.compiled = new Map(); // threads -> CompiledModel
+    this.compiled = new Map(); // `${accelerator}:${threads}` -> CompiledModel
     this.threads = 1;
+    this.accelerator = 'wasm';
+    this.acceleratorNote = null; // why a requested accelerator is not the one in use
     this.seqLength = 384;
+  }
+
+  key(accelerator = this.accelerator, threads = this.threads) {
+    return `${accelerator}:${accelerator === 'wasm' ? threads : 0}`;
+  }
+
+  async compile(accelerator, threads) {
+    const options = accelerator === 'wasm'
+      ? { accelerator, cpuOptions: { numThreads: threads } }
+      : { accelerator, gpuOptions: { precision: 'fp32' } };
+    const cm = await litert.loadAndCompile(this.bytes, options);
+    this.checkContract(cm);
+    return cm;
   }
 
   /** The thread count actually usable (1 when the page is not cross-origin isolated). */
@@ -214,7 +257,8 @@ export class QaModel {
 
   async setThreads(n) {
     const t = this.effectiveThreads(n);
-    if (!this.compiled.has(t)) {
+    const key = this.key('wasm', t);
+    if (!this.compiled.has(key)) {
       let cm;
       try {
         cm = await litert.loadAndCompile(this.bytes, { accelerator: 'wasm', cpuOptions: { numThreads: t } });
@@ -222,10 +266,57 @@ export class QaModel {
         throw new ModelError('corrupt', `LiteRT.js could not load the model ${this.modelUrl}: ${e.message || e}`, e);
       }
       this.checkContract(cm);
-      this.compiled.set(t, cm);
+      this.compiled.set(key, cm);
     }
     this.threads = t;
     return t;
+  }
+
+  /**
+   * Runs the model on `name` ('wasm' or 'webgpu') from now on. WebGPU falls back to WASM, with
+   * `acceleratorNote` saying why, when the browser has no adapter or LiteRT.js cannot compile
+   * the model for it. Returns the accelerator in use.
+   */
+  async setAccelerator(name) {
+    if (!ACCELERATOR_CHOICES.includes(name)) {
+      throw new ModelError('runtime', `Unknown accelerator "${name}": use one of ${ACCELERATOR_CHOICES.join(', ')}.`);
+    }
+    this.acceleratorNote = null;
+    if (name !== 'wasm' && !this.compiled.has(this.key(name))) {
+      let reason = await webGpuUnavailableReason();
+      if (!reason) {
+        let cm = null;
+        try {
+          cm = await this.compile(name, this.threads);
+        } catch (e) {
+          reason = `LiteRT.js could not compile the model for WebGPU (${e.message || e})`;
+        }
+        if (cm) {
+          // A model can compile for WebGPU and still fail to run (LiteRT.js 2.5.3's threaded
+          // build cannot split a model between WebGPU and WASM): one trial window decides.
+          this.compiled.set(this.key(name), cm);
+          const previous = this.accelerator;
+          this.accelerator = name;
+          try {
+            const zeros = new Int32Array(this.seqLength);
+            await this.runWindow({ ids: zeros, mask: zeros, segmentIds: zeros });
+          } catch (e) {
+            reason = `the model compiled for WebGPU but did not run (${e.cause?.message || e.message || e})`;
+            this.compiled.delete(this.key(name));
+            cm.delete();
+          } finally {
+            this.accelerator = previous;
+          }
+        }
+      }
+      if (reason) {
+        this.acceleratorNote = `WebGPU is not used: ${reason}. Running on WASM (CPU).`;
+        this.accelerator = 'wasm';
+        return 'wasm';
+      }
+    }
+    this.accelerator = name;
+    return name;
   }
 
   checkContract(cm) {
@@ -261,7 +352,7 @@ export class QaModel {
    * @returns {Promise<{startLogits: Float32Array, endLogits: Float32Array, ms: number}>}
    */
   async runWindow(w) {
-    const cm = this.compiled.get(this.threads);
+    const cm = this.compiled.get(this.key());
     const L = this.seqLength;
     for (const [k, a] of [['ids', w.ids], ['mask', w.mask], ['segmentIds', w.segmentIds]]) {
       if (!a || a.length !== L) throw new ModelError('inference', `Window ${k} must have length ${L}, got ${a && a.length}.`);
@@ -282,13 +373,21 @@ export class QaModel {
     } finally {
       for (const t of Object.values(inputs)) t.delete();
     }
-    const ms = performance.now() - t0;
+    const onCpu = [];
     try {
-      const startLogits = Float32Array.from(outputs.start_logits.toTypedArray());
-      const endLogits = Float32Array.from(outputs.end_logits.toTypedArray());
-      return { startLogits, endLogits, ms };
+      // WebGPU outputs live on the GPU: copy them to WASM memory to read them.
+      const read = async (t) => {
+        if (t.accelerator === 'wasm') return Float32Array.from(t.toTypedArray());
+        const copy = await t.copyTo('wasm');
+        onCpu.push(copy);
+        return Float32Array.from(copy.toTypedArray());
+      };
+      const startLogits = await read(outputs.start_logits);
+      const endLogits = await read(outputs.end_logits);
+      // Timed to the logits in hand: a WebGPU run may return before the GPU has finished.
+      return { startLogits, endLogits, ms: performance.now() - t0 };
     } finally {
-      for (const t of Object.values(outputs)) t.delete();
+      for (const t of [...Object.values(outputs), ...onCpu]) t.delete();
     }
   }
 
