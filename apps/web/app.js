@@ -412,7 +412,7 @@ function updateRuntimeInfo() {
   if (!m) return;
   const backend = m.accelerator === 'webgpu'
     ? 'LiteRT.js WebGPU'
-    : `LiteRT.js WASM · ${m.runtime.threaded ? 'threaded build' : 'single-threaded build'}`;
+    : `LiteRT.js WASM · ${m.runtime.threaded ? 'threaded build' : m.runtime.jspi ? 'JSPI build' : 'single-threaded build'}`;
   els.runtimeInfo.textContent =
     `${backend} · cross-origin isolated: ${m.runtime.crossOriginIsolated ? 'yes' : 'no'} · threads: ${m.threads} · ` +
     `model: ${m.modelUrl} (${(m.bytes.length / 1e6).toFixed(1)} MB)`;
@@ -502,6 +502,7 @@ window.__qa = {
     error: state.modelError?.message || null,
     threads: state.model?.threads ?? null,
     threaded: state.model?.runtime.threaded ?? null,
+    jspi: state.model?.runtime.jspi ?? null,
     accelerator: state.model?.accelerator ?? null,
     acceleratorNote: state.model?.acceleratorNote ?? null,
     crossOriginIsolated: !!globalThis.crossOriginIsolated,

@@ -213,6 +213,7 @@ describe('web QA demo in Chromium', { skip }, () => {
       const info = await page.evaluate(() => window.__qa.info());
       assert.equal(info.accelerator, 'wasm');
       assert.match(info.acceleratorNote, /WebGPU is not used: the browser offers no WebGPU adapter/);
+      assert.equal(info.jspi, false);  // chosen after load: the threaded build stays
       assert.match(await page.getByTestId('message').textContent(), /WebGPU is not used/);
       assert.equal(await page.getByTestId('accelerator').inputValue(), 'wasm');
       const out = await ask(page, c.question);
@@ -386,8 +387,12 @@ describe('web QA demo with a WebGPU adapter (SwiftShader, on the CPU)', { skip }
       assert.equal(await page.evaluate(async () => (await navigator.gpu?.requestAdapter()) != null), true,
         'Chromium offered no SwiftShader WebGPU adapter');
       const info = await page.evaluate(() => window.__qa.info());
+      // Asked for at load, WebGPU gets LiteRT.js's JSPI build (it can split a model between
+      // WebGPU and WASM; it has no threads).
+      assert.equal(info.jspi, true);
+      assert.equal(info.threads, 1);
       if (info.accelerator === 'wasm') {
-        // LiteRT.js 2.5.3 does not run the shipped full-int8 model on WebGPU (docs/apps.md).
+        // LiteRT.js 2.5.3 does not compile the shipped full-int8 model for WebGPU (docs/apps.md).
         assert.match(info.acceleratorNote, /WebGPU is not used: (LiteRT\.js could not compile|the model compiled)/);
       } else {
         assert.equal(info.accelerator, 'webgpu');

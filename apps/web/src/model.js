@@ -67,8 +67,12 @@ export class ModelError extends Error {
 let runtimePromise = null;
 let runtimeInfo = null;
 
-/** Load the LiteRT.js WASM runtime once (threaded build when the page allows it). */
-export function initRuntime(wasmPath = DEFAULT_WASM_PATH) {
+/**
+ * Load the LiteRT.js WASM runtime once: the threaded build when the page allows it, or, with
+ * `{jspi: true}` where the browser supports JSPI, the JSPI build (one thread), the only one
+ * that can split a model between WebGPU and WASM.
+ */
+export function initRuntime(wasmPath = DEFAULT_WASM_PATH, { jspi = false } = {}) {
   if (!runtimePromise) {
     runtimePromise = (async () => {
       try {
@@ -80,24 +84,33 @@ export function initRuntime(wasmPath = DEFAULT_WASM_PATH) {
         );
       }
       const { loadLiteRt, supportsFeature } = litert;
-      let threaded = false;
-      if (globalThis.crossOriginIsolated) {
+      const supported = async (feature) => {
         try {
-          threaded = (await supportsFeature('relaxedSimd')) && (await supportsFeature('threads'));
+          return await supportsFeature(feature);
         } catch {
-          threaded = false;
+          return false;
         }
+      };
+      const useJspi = jspi && (await supported('jspi'));
+      let threaded = false;
+      if (!useJspi && globalThis.crossOriginIsolated) {
+        threaded = (await supported('relaxedSimd')) && (await supported('threads'));
       }
-      try {
-        await loadLiteRt(wasmPath, threaded ? { threads: true } : {});
-      } catch (e) {
-        if (!threaded) throw e;
-        // Fall back to the single-threaded build.
-        threaded = false;
-        await loadLiteRt(wasmPath);
+      if (useJspi) {
+        await loadLiteRt(wasmPath, { jspi: true });
+      } else {
+        try {
+          await loadLiteRt(wasmPath, threaded ? { threads: true } : {});
+        } catch (e) {
+          if (!threaded) throw e;
+          // Fall back to the single-threaded build.
+          threaded = false;
+          await loadLiteRt(wasmPath);
+        }
       }
       runtimeInfo = {
         threaded,
+        jspi: useJspi,
         crossOriginIsolated: !!globalThis.crossOriginIsolated,
         maxThreads: threaded ? Math.max(1, navigator.hardwareConcurrency || 1) : 1,
       };
@@ -212,7 +225,8 @@ export class QaModel {
     if (!ACCELERATOR_CHOICES.includes(accelerator)) {
       throw new ModelError('runtime', `Unknown accelerator "${accelerator}": use one of ${ACCELERATOR_CHOICES.join(', ')}.`);
     }
-    const info = await initRuntime(wasmPath);
+    // WebGPU asked for at load: the JSPI build, which can run the ops WebGPU lacks on WASM.
+    const info = await initRuntime(wasmPath, { jspi: accelerator === 'webgpu' });
     const bytes = await fetchModelBytes(modelUrl, onProgress);
     onProgress?.({ stage: 'verify' });
     await verifyModelBytes(bytes, modelUrl);
@@ -301,7 +315,9 @@ export class QaModel {
             const zeros = new Int32Array(this.seqLength);
             await this.runWindow({ ids: zeros, mask: zeros, segmentIds: zeros });
           } catch (e) {
-            reason = `the model compiled for WebGPU but did not run (${e.cause?.message || e.message || e})`;
+            reason = `the model compiled for WebGPU but did not run (${e.cause?.message || e.message || e})` +
+              (this.runtime.jspi ? '' : '; models that WebGPU runs only in part need LiteRT.js\'s JSPI build: ' +
+                'open the page with ?accelerator=webgpu');
             this.compiled.delete(this.key(name));
             cm.delete();
           } finally {
