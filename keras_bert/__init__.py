@@ -19,6 +19,7 @@ from keras_bert.models.bert_feature_extractor import BertFeatureExtractor
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 from keras_bert.models.bert_token_classifier import BertTokenClassifier
+from keras_bert.models.layer_selection import select_layers
 from keras_bert.tensorflow_extra import export_tensorflow_symbols
 from keras_bert.tokenization.numpy_packing import encode_texts
 from keras_bert.tokenization.numpy_packing import pack_segments
