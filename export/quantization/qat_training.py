@@ -9,6 +9,8 @@ import numpy as np
 import tensorflow as tf
 
 import keras_bert
+from keras_bert.training.distillation import mix_targets
+from keras_bert.training.distillation import teacher_probabilities
 from keras_bert.training.optimizer import decay_exempt_variables
 from export.quantization.fake_quant import freeze_ranges
 from export.quantization.fake_quant import learn_ranges
@@ -38,31 +40,17 @@ def _losses(qat, soft):
 
 
 def _teacher_targets(model, inputs, labels, weight, output_dir, batch_size):
-    """`labels` as distributions mixed with the float model's: `(1 - weight) * one_hot +
-    weight * softmax(teacher logits)` (padded positions get 0). The cross-entropy against
-    them is `(1 - weight) * CE(labels) + weight * CE(teacher)`. The teacher's probabilities
-    are computed once, before any QAT step, and kept in `output_dir` for resumed runs.
+    """`labels` as distributions mixed with the float model's (`keras_bert.training.mix_targets`:
+    padded span positions get 0). The teacher's probabilities are computed once, before any QAT
+    step, and kept in `output_dir` for resumed runs.
     """
     path = os.path.join(output_dir, "teacher.npz")
     if os.path.exists(path):
         teacher = dict(np.load(path))
     else:
-        outputs = model.predict(inputs, batch_size=batch_size, verbose=0)
-        outputs = outputs if isinstance(outputs, dict) else {"logits": outputs}
-        teacher = {}
-        for name, logits in outputs.items():
-            if name != "logits":  # span logits: padded positions are not answers
-                logits = np.where(inputs["padding_mask"] > 0, logits, -np.inf)
-            teacher[name] = tf.nn.softmax(logits, axis=-1).numpy().astype(np.float32)
+        teacher = teacher_probabilities(model, inputs, batch_size)
         np.savez(path, **teacher)
-
-    def mix(hard, soft):
-        return ((1.0 - weight) * np.eye(soft.shape[-1], dtype=np.float32)[np.asarray(hard)]
-                + weight * soft)
-
-    if isinstance(labels, dict):
-        return {name: mix(labels[name], teacher[name]) for name in labels}
-    return mix(labels, teacher["logits"])
+    return mix_targets(labels, teacher, weight)
 
 
 def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_size=16,

@@ -11,6 +11,11 @@ google-research/bert's flag names. `--do_predict` writes `predictions.json`,
 `nbest_predictions.json` (and `null_odds.json` for v2.0) and, when the predict file has answers,
 `eval_results.json` with the official scores (exact_match / f1, or v2.0's breakdown).
 Evaluate a fine-tuned model without training: `--do_predict --init_checkpoint=<output_dir>/best`.
+
+A smaller student: `--student_layers=0,2,4` fine-tunes a copy of the --init_checkpoint model
+(a fine-tuned QA model, the teacher) that keeps only those transformer layers, and
+`--distill_weight=W` trains it towards `(1 - W) * gold + W * teacher` start/end distributions
+(the teacher's, computed once and kept in --output_dir/teacher_probabilities.npz).
 """
 
 import os
@@ -38,6 +43,11 @@ flags.DEFINE_bool("version_2_with_negative", False, "SQuAD v2.0: questions may h
 flags.DEFINE_float(
     "null_score_diff_threshold", 0.0, "v2.0: predict no answer if null score - best > this."
 )
+flags.DEFINE_list("student_layers", None,
+                  "Train a student of these transformer layers (e.g. 0,2,4) of the fine-tuned "
+                  "--init_checkpoint model (DistilBERT's initialisation).")
+flags.DEFINE_float("distill_weight", 0.0,
+                   "With --student_layers: the teacher's share of the start/end targets (0-1).")
 
 
 def _examples(path, is_training):
@@ -119,11 +129,16 @@ def main(argv):
     predict_examples = (
         _examples(FLAGS.predict_file, is_training=False) if FLAGS.do_predict else None
     )
-    model = _model(config, strategy)
+    teacher = None
+    if FLAGS.student_layers:
+        teacher, model = _student(config, strategy)
+    else:
+        model = _model(config, strategy)
     predict_features = None
     if FLAGS.do_train:
         predict_features = _train(
-            model, strategy, config, tokenizer, train_examples, predict_examples, jit_compile
+            model, strategy, config, tokenizer, train_examples, predict_examples, jit_compile,
+            teacher,
         )
     if FLAGS.do_predict:
         if predict_features is None:
@@ -139,6 +154,16 @@ def _check_flags():
         raise app.UsageError("--do_train needs --train_file.")
     if FLAGS.do_predict and not FLAGS.predict_file:
         raise app.UsageError("--do_predict needs --predict_file.")
+    if FLAGS.student_layers and not (FLAGS.do_train and FLAGS.init_checkpoint):
+        raise app.UsageError(
+            "--student_layers needs --do_train and an --init_checkpoint of a fine-tuned QA model "
+            "(the teacher)."
+        )
+    if not 0.0 <= FLAGS.distill_weight <= 1.0:
+        raise app.UsageError(f"--distill_weight must be in [0, 1], got {FLAGS.distill_weight}.")
+    if FLAGS.distill_weight and not FLAGS.student_layers:
+        raise app.UsageError("--distill_weight needs --student_layers (the teacher is the "
+                             "--init_checkpoint model).")
 
 
 def _model(config, strategy):
@@ -156,10 +181,54 @@ def _model(config, strategy):
     return model
 
 
-def _train(model, strategy, config, tokenizer, train_examples, predict_examples, jit_compile):
+def _student(config, strategy):
+    """--student_layers: the --init_checkpoint model (the teacher, with its span head) and a
+    student made of some of its layers. A resumed run still reads the teacher (its
+    distributions are cached, its layers are not), then restores the student's own checkpoint."""
+    import keras
+
+    from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
+    from keras_bert.models.bert_encoder import BertEncoder
+    from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
+    from keras_bert.models.layer_selection import select_layers
+
+    keras.utils.set_random_seed(FLAGS.random_seed)
+    os.makedirs(FLAGS.output_dir, exist_ok=True)
+    with strategy.scope():
+        teacher = BertQuestionAnswerer(BertEncoder.from_bert_config(config))
+        try:
+            load_init_checkpoint(teacher, FLAGS.init_checkpoint, require_heads=True)
+            student = select_layers(teacher, FLAGS.student_layers)
+        except (ValueError, FileNotFoundError) as e:
+            raise usage.flag_error(e, {"layers": "student_layers"}) from None
+    print(f"Student: transformer layers {FLAGS.student_layers} of the {config.num_hidden_layers}-layer "
+          f"teacher {FLAGS.init_checkpoint}")
+    return teacher, student
+
+
+def _distilled_labels(teacher, features):
+    """The gold start/end positions mixed with the teacher's distributions (--distill_weight)."""
+    import numpy as np
+
+    from keras_bert.training.distillation import mix_targets, teacher_probabilities
+
+    path = os.path.join(FLAGS.output_dir, "teacher_probabilities.npz")
+    probabilities = dict(np.load(path)) if os.path.exists(path) else None
+    if probabilities is None or len(probabilities["start_logits"]) != len(features.token_ids):
+        print(f"Teacher distributions over {len(features.token_ids)} windows...")
+        probabilities = teacher_probabilities(teacher, features.inputs(), FLAGS.eval_batch_size)
+        tmp = path + ".tmp.npz"
+        np.savez(tmp, **probabilities)
+        os.replace(tmp, path)
+    return mix_targets(features.labels(), probabilities, FLAGS.distill_weight)
+
+
+def _train(model, strategy, config, tokenizer, train_examples, predict_examples, jit_compile,
+           teacher=None):
     """Fine-tunes `model` on `train_examples` (or a --max_train_examples subset) and loads the
     best checkpoint. With --do_predict and --eval_every_steps, --predict_file is scored during
-    training: returns its features then (for the final prediction), else None."""
+    training: returns its features then (for the final prediction), else None. With a
+    `teacher` and --distill_weight, the targets mix in its start/end distributions."""
     import keras
     import numpy as np
 
@@ -170,8 +239,12 @@ def _train(model, strategy, config, tokenizer, train_examples, predict_examples,
         train_examples = [train_examples[i] for i in sorted(order[: FLAGS.max_train_examples])]
     features = _features(train_examples, tokenizer, True, "Training")
     steps = finetuning_flags.num_train_steps(len(features))
+    distilled = teacher is not None and FLAGS.distill_weight > 0
+    labels = _distilled_labels(teacher, features) if distilled else features.labels()
     with strategy.scope():
-        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        # Distribution targets take the categorical cross-entropy; positions the sparse one.
+        loss = (keras.losses.CategoricalCrossentropy(from_logits=True) if distilled
+                else keras.losses.SparseCategoricalCrossentropy(from_logits=True))
         # google-research/bert: the mean of the start and end cross-entropies.
         finetuning_flags.compile_model(
             model, steps, loss={"start_logits": loss, "end_logits": loss},
@@ -179,7 +252,7 @@ def _train(model, strategy, config, tokenizer, train_examples, predict_examples,
             loss_weights={"start_logits": 0.5, "end_logits": 0.5},
         )
     dataset = length_grouped_dataset(
-        features.inputs(), (features.labels(),), FLAGS.train_batch_size, steps,
+        features.inputs(), (labels,), FLAGS.train_batch_size, steps,
         FLAGS.random_seed, pad_to_multiple_of=finetuning_flags.pad_to_multiple_of(jit_compile),
     )
     evaluate_fn = predict_features = None

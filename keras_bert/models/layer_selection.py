@@ -8,7 +8,10 @@ from keras_bert.models.bert_task import BertTask
 
 
 def _checked_layers(layers, num_hidden_layers):
-    layers = [int(i) for i in layers]
+    try:
+        layers = [int(i) for i in layers]
+    except (TypeError, ValueError):
+        raise ValueError(f"layers={list(layers)}: give transformer layer indices (integers).") from None
     if not layers:
         raise ValueError("layers is empty: name at least one transformer layer to keep.")
     if sorted(set(layers)) != layers:

@@ -103,6 +103,48 @@ def test_run_squad_trains_predicts_scores_and_evaluates_the_best(model_dir, squa
     )
 
 
+def test_run_squad_student_starts_from_the_teachers_layers_and_distills(model_dir, squad_file, tmp_path):
+    import tensorflow as tf
+
+    common = [f"--train_file={squad_file}", "--max_seq_length=64", "--doc_stride=32",
+              "--max_query_length=16", "--eval_batch_size=16", "--train_batch_size=8",
+              "--iterations_per_loop=2"]
+    teacher = tmp_path / "teacher"
+    done = cli("run_squad", f"--init_checkpoint={model_dir}", "--do_train", "--num_train_steps=2",
+               f"--output_dir={teacher}", *common)
+    assert done.returncode == 0, done.stderr[-3000:]
+    # A learning rate of 0 keeps the student as it was made: the teacher's layer 1 alone.
+    student = tmp_path / "student"
+    done = cli("run_squad", f"--init_checkpoint={teacher}", "--do_train", "--num_train_steps=2",
+               "--student_layers=1", "--distill_weight=0.5", "--learning_rate=0",
+               f"--output_dir={student}", *common)
+    assert done.returncode == 0, done.stderr[-3000:]
+    config = json.loads((student / "best" / "bert_config.json").read_text())
+    assert config["num_hidden_layers"] == 1
+    old = tf.train.load_checkpoint(str(teacher / "best" / "bert_model.ckpt"))
+    new = tf.train.load_checkpoint(str(student / "best" / "bert_model.ckpt"))
+    names = [n for n in new.get_variable_to_shape_map() if "/layer_0/" in n]
+    assert len(names) >= 16
+    for name in names:
+        np.testing.assert_array_equal(new.get_tensor(name),
+                                      old.get_tensor(name.replace("/layer_0/", "/layer_1/")))
+    for name in [n for n in new.get_variable_to_shape_map() if "layer_" not in n and "adam" not in n.lower()]:
+        np.testing.assert_array_equal(new.get_tensor(name), old.get_tensor(name))
+    # The teacher's distributions, one per training window, none on padding.
+    probabilities = np.load(student / "teacher_probabilities.npz")
+    assert probabilities["start_logits"].shape == probabilities["end_logits"].shape
+    np.testing.assert_allclose(probabilities["start_logits"].sum(-1), 1, atol=1e-5)
+    failed_with(cli("run_squad", "--do_train", "--student_layers=0", f"--output_dir={tmp_path / 'x'}",
+                    *common), "--student_layers needs --do_train and an --init_checkpoint")
+    failed_with(cli("run_squad", f"--init_checkpoint={teacher}", "--do_train", "--distill_weight=0.5",
+                    f"--output_dir={tmp_path / 'x'}", *common), "--distill_weight needs --student_layers")
+    failed_with(cli("run_squad", f"--init_checkpoint={teacher}", "--do_train", "--student_layers=0",
+                    "--distill_weight=1.5", f"--output_dir={tmp_path / 'x'}", *common),
+                "--distill_weight must be in [0, 1]")
+    failed_with(cli("run_squad", f"--init_checkpoint={teacher}", "--do_train", "--student_layers=0,2",
+                    f"--output_dir={tmp_path / 'x'}", *common), "transformer layers 0 to 1")
+
+
 def test_run_squad_bad_json_names_file_and_line(model_dir, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"data": [\n  {"title": "x",, }]}')
