@@ -32,6 +32,7 @@ def test_table_rows_and_ratios_come_from_the_measurements():
                      "35.0", "3.00x", "2.50x"]
 
 
+@pytest.mark.large  # reads apps/models and apps/web/data, which Bazel's runfiles do not hold
 def test_python_latency_of_the_shipped_model():
     result = measure(MODEL, threads=(1,), num_runs=2, warmup=1)
     assert list(result) == ["1"]
