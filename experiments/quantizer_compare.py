@@ -39,6 +39,8 @@ flags.DEFINE_integer("num_calibration_examples", 200, "Calibration windows (padd
 flags.DEFINE_integer("eval_last_articles", 10, "Score the last N articles of --predict_file.")
 flags.DEFINE_integer("max_eval_examples", None, "At most this many of their questions.")
 flags.DEFINE_integer("latency_runs", 20, "Timed batch-1 calls per file and thread count.")
+flags.DEFINE_list("ai_edge_recipes", None, "ai-edge-quantizer files to make and score (default: "
+                  "all of AI_EDGE_RECIPES; aeq_fc_wi8_ai16 runs ~2 s a window on x86).")
 
 SEQUENCE_LENGTH = 384
 PACKAGE_VARIANTS = ("float32", "dynamic_int8", "mixed_int8")
@@ -98,7 +100,12 @@ def main(argv):
         if not os.path.isfile(paths[variant]):
             print(f"Converting {variant}...")
             export_tflite(model, paths[variant], SEQUENCE_LENGTH, variant, calibration)
-    for name, bits in AI_EDGE_RECIPES.items():
+    recipes = FLAGS.ai_edge_recipes or list(AI_EDGE_RECIPES)
+    unknown = sorted(set(recipes) - set(AI_EDGE_RECIPES))
+    if unknown:
+        raise app.UsageError(f"--ai_edge_recipes: unknown {unknown}; choose from {list(AI_EDGE_RECIPES)}.")
+    for name in recipes:
+        bits = AI_EDGE_RECIPES[name]
         paths[name] = os.path.join(tflite_dir, f"squad_{name}.tflite")
         if not os.path.isfile(paths[name]):
             print(f"ai-edge-quantizer: {name}...")
