@@ -10,22 +10,8 @@ from export.task.signature_names import exported_inputs
 from export.tflite.conversion import export_tflite, run_tflite
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
-from tests.export.tflite.conversion_test import calibration
+from tests.export.tflite.conversion_test import calibration, op_dtypes
 from tests.test_case import TINY, TestCase, randomize_weights
-
-
-def op_output_dtypes(path):
-    """[(op name, weight dtype or None, output dtype)] of every op in the file."""
-    from ai_edge_litert.interpreter import Interpreter
-
-    interpreter = Interpreter(model_path=path)
-    tensors = {t["index"]: t for t in interpreter.get_tensor_details()}
-    result = []
-    for op in interpreter._get_ops_details():
-        weight = op["inputs"][1] if len(op["inputs"]) > 1 else -1
-        result.append((op["op_name"], tensors[weight]["dtype"] if weight in tensors else None,
-                       tensors[op["outputs"][0]]["dtype"]))
-    return result
 
 
 class AiEdgeQuantizeTest(TestCase):
@@ -46,7 +32,7 @@ class AiEdgeQuantizeTest(TestCase):
         for bits, activation in ((8, np.int8), (16, np.int16)):
             path = ai_edge_quantize(self.float_path, f"{self.dir}/fc{bits}.tflite", bits,
                                     exported_inputs(calibration()))
-            ops = op_output_dtypes(path)
+            ops = op_dtypes(path)
             fully_connected = [op for op in ops if op[0] == "FULLY_CONNECTED"]
             self.assertTrue(fully_connected)
             for _, weight, output in fully_connected:
@@ -60,7 +46,7 @@ class AiEdgeQuantizeTest(TestCase):
 
     def test_dynamic_recipe_keeps_float_activations(self):
         path = ai_edge_quantize(self.float_path, f"{self.dir}/dynamic.tflite", None, None)
-        fully_connected = [op for op in op_output_dtypes(path) if op[0] == "FULLY_CONNECTED"]
+        fully_connected = [op for op in op_dtypes(path) if op[0] == "FULLY_CONNECTED"]
         self.assertTrue(fully_connected)
         for _, weight, output in fully_connected:
             self.assertEqual((weight, output), (np.int8, np.float32))

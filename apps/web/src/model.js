@@ -275,11 +275,11 @@ export class QaModel {
     if (!this.compiled.has(key)) {
       let cm;
       try {
-        cm = await litert.loadAndCompile(this.bytes, { accelerator: 'wasm', cpuOptions: { numThreads: t } });
+        cm = await this.compile('wasm', t);
       } catch (e) {
+        if (e instanceof ModelError) throw e; // the contract check's own message
         throw new ModelError('corrupt', `LiteRT.js could not load the model ${this.modelUrl}: ${e.message || e}`, e);
       }
-      this.checkContract(cm);
       this.compiled.set(key, cm);
     }
     this.threads = t;

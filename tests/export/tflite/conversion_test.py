@@ -22,6 +22,20 @@ def calibration(n=24, seq=7, seed=3):
     return tiny_inputs(seed=seed, batch=n, seq=seq, lengths=lengths)
 
 
+def op_dtypes(path):
+    """[(op name, its weight's dtype or None, its first output's dtype)] for every op in `path`."""
+    from ai_edge_litert.interpreter import Interpreter
+
+    interpreter = Interpreter(model_path=path)
+    tensors = {t["index"]: t for t in interpreter.get_tensor_details()}
+    result = []
+    for op in interpreter._get_ops_details():
+        weight = op["inputs"][1] if len(op["inputs"]) > 1 else -1
+        result.append((op["op_name"], tensors[weight]["dtype"] if weight in tensors else None,
+                       tensors[op["outputs"][0]]["dtype"]))
+    return result
+
+
 class TfliteTest(TestCase):
     def setUp(self):
         super().setUp()
@@ -100,44 +114,34 @@ class TfliteTest(TestCase):
         self.assertLess(sizes["full_int8"], 0.45 * sizes["float32"])
 
     def test_full_int8_quantizes_the_matmuls(self):
-        from ai_edge_litert.interpreter import Interpreter
-
         qa = BertQuestionAnswerer(BertEncoder(**TINY))
         randomize_weights(qa, scale=0.3)
         path = export_tflite(
             qa, self.dir + "/int8.tflite", sequence_length=7, quantization="full_int8",
             representative_inputs=calibration(),
         )
-        interpreter = Interpreter(model_path=path)
-        tensors = {t["index"]: t for t in interpreter.get_tensor_details()}
-        fully_connected = [op for op in interpreter._get_ops_details() if op["op_name"] == "FULLY_CONNECTED"]
+        fully_connected = [op for op in op_dtypes(path) if op[0] == "FULLY_CONNECTED"]
         self.assertTrue(fully_connected)
-        for op in fully_connected:
-            self.assertEqual(tensors[op["inputs"][1]]["dtype"], np.int8)  # weights
-            self.assertEqual(tensors[op["outputs"][0]]["dtype"], np.int8)  # activations
+        for _, weight, output in fully_connected:
+            self.assertEqual((weight, output), (np.int8, np.int8))
 
     def test_mixed_int8_keeps_attention_and_layer_norm_in_float(self):
-        from ai_edge_litert.interpreter import Interpreter
-
         qa = BertQuestionAnswerer(BertEncoder(**TINY))
         randomize_weights(qa, scale=0.3)
         path = export_tflite(
             qa, self.dir + "/mixed.tflite", sequence_length=7, quantization="mixed_int8",
             representative_inputs=calibration(),
         )
-        interpreter = Interpreter(model_path=path)
-        tensors = {t["index"]: t for t in interpreter.get_tensor_details()}
-        ops = interpreter._get_ops_details()
-        fully_connected = [op for op in ops if op["op_name"] == "FULLY_CONNECTED"]
+        ops = op_dtypes(path)
+        fully_connected = [op for op in ops if op[0] == "FULLY_CONNECTED"]
         self.assertTrue(fully_connected)
-        for op in fully_connected:
-            self.assertEqual(tensors[op["inputs"][1]]["dtype"], np.int8)  # weights
-            self.assertEqual(tensors[op["outputs"][0]]["dtype"], np.int8)  # activations
+        for _, weight, output in fully_connected:
+            self.assertEqual((weight, output), (np.int8, np.int8))
         kept = {"BATCH_MATMUL", "SOFTMAX", "GELU", "MEAN", "RSQRT", "SQUARED_DIFFERENCE"}
-        float_ops = [op for op in ops if op["op_name"] in kept]
-        self.assertEqual({op["op_name"] for op in float_ops}, kept)
-        for op in float_ops:
-            self.assertEqual(tensors[op["outputs"][0]]["dtype"], np.float32, op["op_name"])
+        float_ops = [op for op in ops if op[0] in kept]
+        self.assertEqual({op[0] for op in float_ops}, kept)
+        for name, _, output in float_ops:
+            self.assertEqual(output, np.float32, name)
 
     def test_bad_arguments_are_clear_and_write_nothing(self):
         qa = BertQuestionAnswerer(BertEncoder(**TINY))
