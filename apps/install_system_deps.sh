@@ -8,6 +8,8 @@ command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 [ -f /usr/share/java/junit4.jar ] || missing+=(junit4)
 command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
 command -v node >/dev/null 2>&1 || missing+=(nodejs npm)
+# wat2wasm: the browser's SIMD ceiling (experiments/simd_ceiling.py and its test).
+command -v wat2wasm >/dev/null 2>&1 || missing+=(wabt)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

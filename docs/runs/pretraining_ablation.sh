@@ -6,8 +6,8 @@
 # google-research/bert's recipe (sentence pairs with padding, NSP, dropout, stored masks, its
 # step schedule: 10,000 warm-up steps of 1,000,000) stopped at the same wall clock.
 # The corpus is runs/corpus/all.txt (build_pretraining_corpus; docs/pretraining.md).
-# ABLATION_CORPUS, ABLATION_DIR, ABLATION_SIZE (a BertConfig preset) and ABLATION_TABLE change
-# what it runs on and where the table goes; a quick check of the whole script is
+# ABLATION_CORPUS, ABLATION_DIR, ABLATION_SIZE (a BertConfig preset), ABLATION_BATCH (default 128)
+# and ABLATION_TABLE change what it runs on and where the table goes; a quick check of the whole script is
 #   ABLATION_CORPUS=<a small text> ABLATION_DIR=/tmp/ablation ABLATION_SIZE=tiny \
 #     ABLATION_MINUTES=0.1 ABLATION_TABLE=/tmp/ablation/table.md docs/runs/pretraining_ablation.sh
 # Run it on a quiet machine (the budget is wall clock). Re-run to continue: finished variants
@@ -21,10 +21,11 @@ A=${ABLATION_DIR:-runs/ablation}
 CORPUS=${ABLATION_CORPUS:-runs/corpus/all.txt}
 SIZE=${ABLATION_SIZE:-mini}
 MIN=${ABLATION_MINUTES:-10}
+BATCH=${ABLATION_BATCH:-128}
 HOURS=$($PY -c "print($MIN / 60)")
 STOP_AFTER=$($PY -c "print(int($MIN * 60) + 30)")  # seconds: the clock-stopped bert row
 COMMON="--vocab_file=$V --bert_config_file=$A/bert_config.json --max_seq_length=128 \
-  --max_predictions_per_seq=52 --train_batch_size=128 --iterations_per_loop=10"
+  --max_predictions_per_seq=52 --train_batch_size=$BATCH --iterations_per_loop=10"
 mkdir -p $A
 
 # Data: every 100th document held out; 52 prediction slots so that a 40 % rate fits in 128.
