@@ -1,5 +1,7 @@
 """Where tests find the project's shared data: $KERAS_BERT_SHARED_DATA, else `../shared/data`."""
 
+import gzip
+import json
 import os
 import pathlib
 
@@ -19,3 +21,17 @@ def shared_data_dir():
             "from ../shared/data next to the repository (see its MANIFEST.md); check it out there."
         )
     return path
+
+
+def first_dev_questions(count):
+    """The first SQuAD v1.1 dev paragraphs holding at least `count` questions, as a SQuAD
+    dataset dict (one article)."""
+    with gzip.open(shared_data_dir() / "squad" / "dev-v1.1.json.gz", "rt") as f:
+        dev = json.load(f)
+    paragraphs, seen = [], 0
+    for paragraph in dev["data"][0]["paragraphs"]:
+        if seen >= count:
+            break
+        paragraphs.append(paragraph)
+        seen += len(paragraph["qas"])
+    return {"version": "1.1", "data": [{"title": "subset", "paragraphs": paragraphs}]}

@@ -23,8 +23,8 @@ ALLOWED = {
         "keras_bert.atomic_files", "keras_bert.tensorflow_extra", "keras_bert.tokenization",
     },
     "keras_bert/checkpoints": {
-        "numpy", "safetensors", "tensorflow", "keras_hub", "keras_bert.checkpoints", "keras_bert.models",
-        "keras_bert.tensorflow_extra",
+        "numpy", "safetensors", "tensorflow", "keras_hub", "keras_bert.atomic_files",
+        "keras_bert.checkpoints", "keras_bert.models", "keras_bert.tensorflow_extra",
     },
     "keras_bert/data": {
         "numpy", "tensorflow", "keras", "keras_bert.api_export", "keras_bert.atomic_files",

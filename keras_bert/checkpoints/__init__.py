@@ -3,6 +3,7 @@
 from keras_bert.checkpoints.hf_checkpoint import encoder_from_hf_checkpoint
 from keras_bert.checkpoints.hf_checkpoint import load_hf_checkpoint
 from keras_bert.checkpoints.hf_checkpoint import read_hf_config
+from keras_bert.checkpoints.hf_checkpoint import save_hf_checkpoint
 from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
 from keras_bert.checkpoints.keras_hub_checkpoint import encoder_from_keras_hub
 from keras_bert.checkpoints.keras_hub_checkpoint import encoder_to_keras_hub

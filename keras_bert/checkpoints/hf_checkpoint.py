@@ -7,7 +7,9 @@ import re
 
 import numpy as np
 
+from keras_bert.atomic_files import atomic_open
 from keras_bert.checkpoints.weight_map import assign_weights
+from keras_bert.checkpoints.weight_map import collect_weights
 from keras_bert.models.bert_config import BertConfig
 from keras_bert.models.bert_encoder import BertEncoder
 
@@ -119,3 +121,81 @@ def encoder_from_hf_checkpoint(path, **kwargs):
     encoder = BertEncoder.from_bert_config(read_hf_config(path), **kwargs)
     load_hf_checkpoint(encoder, path)
     return encoder
+
+
+def _hf_scope(tf1_scope):
+    # The inverse of _tf1_scope: "bert/encoder/layer_3/attention/self/query" ->
+    # "bert.encoder.layer.3.attention.self.query"; "cls/..." keeps its scope.
+    return re.sub(r"layer_(\d+)", r"layer.\1", tf1_scope).replace("/", ".")
+
+
+_EXACT_INVERSE = {tf1: hf for hf, tf1 in _EXACT.items()}
+
+
+def tf1_to_hf(name, value):
+    """Maps one TF1-named tensor to `(hf_name, array)`: the inverse of `hf_to_tf1` (the encoder's
+    tensors under "bert.", as HF's task models name them)."""
+    if name in _EXACT_INVERSE:
+        hf_name = _EXACT_INVERSE[name]
+        return (f"bert.{hf_name}" if hf_name.startswith("embeddings.") else hf_name), value
+    scope, _, leaf = name.rpartition("/")
+    if scope.endswith("/LayerNorm") and leaf in ("gamma", "beta"):
+        kind = {"gamma": "weight", "beta": "bias"}[leaf]
+        return f"{_hf_scope(scope)}.{kind}", value
+    if leaf == "kernel":
+        return f"{_hf_scope(scope)}.weight", np.ascontiguousarray(value.T)
+    if leaf == "bias":
+        return f"{_hf_scope(scope)}.bias", value
+    raise ValueError(f"{name}: no Hugging Face name for this tensor.")
+
+
+def _hf_architecture(model):
+    """(HF class name, extra config keys) of a keras_bert model."""
+    from keras_bert.models.bert_classifier import BertClassifier
+    from keras_bert.models.bert_pretrainer import BertPretrainer
+    from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
+    from keras_bert.models.bert_token_classifier import BertTokenClassifier
+
+    if isinstance(model, BertQuestionAnswerer):
+        return "BertForQuestionAnswering", {}
+    if isinstance(model, (BertClassifier, BertTokenClassifier)):
+        name = ("BertForSequenceClassification" if isinstance(model, BertClassifier)
+                else "BertForTokenClassification")
+        return name, {"num_labels": model.classification_head.num_classes}
+    if isinstance(model, BertPretrainer):
+        return "BertForPreTraining", {}
+    if isinstance(model, BertEncoder):
+        return "BertModel", {}
+    raise ValueError(f"{type(model).__name__} has no Hugging Face counterpart to save as.")
+
+
+def save_hf_checkpoint(model, path, vocab_file=None):
+    """Writes `model` as a Hugging Face BERT checkpoint directory: `config.json` and
+    `model.safetensors` (float32, PyTorch's [out, in] layout), and `vocab.txt` if given. The
+    inverse of `load_hf_checkpoint`: transformers' `BertFor*.from_pretrained(path)` and
+    `--init_checkpoint=path` read it. Each file is written whole or not at all.
+
+    Example:
+    ```python
+    keras_bert.checkpoints.save_hf_checkpoint(answerer, "runs/squad_hf", vocab_file="vocab.txt")
+    ```
+    """
+    from safetensors.numpy import save
+
+    architecture, extra = _hf_architecture(model)
+    encoder = getattr(model, "encoder", model)
+    tensors = {}
+    for tf1_name, value in collect_weights(model).items():
+        hf_name, array = tf1_to_hf(tf1_name, value)
+        tensors[hf_name] = np.ascontiguousarray(array, dtype=np.float32)
+    config = dict(encoder.bert_config.to_dict(), model_type="bert", architectures=[architecture],
+                  layer_norm_eps=1e-12, position_embedding_type="absolute", **extra)
+    path = pathlib.Path(os.fspath(path))
+    with atomic_open(path / "model.safetensors", "wb") as f:
+        f.write(save(tensors, metadata={"format": "pt"}))
+    if vocab_file is not None:
+        with open(vocab_file, "rb") as source, atomic_open(path / "vocab.txt", "wb") as f:
+            f.write(source.read())
+    with atomic_open(path / "config.json") as f:  # last: a folder with it is complete
+        json.dump(config, f, indent=2)
+    return str(path)

@@ -2,7 +2,6 @@
 all-MiniLM-L6-v2's real weights, the reference tokenizer, `LengthGroupedBatches`, the package's
 optimizer, `fit`, answer decoding and the official scoring; then `.keras` save and load."""
 
-import gzip
 import json
 import os
 
@@ -20,7 +19,7 @@ from keras_bert.metrics.squad_evaluation import evaluate_squad_v1
 from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 from keras_bert.training.optimizer import create_optimizer
-from tests.data_paths import shared_data_dir
+from tests.data_paths import first_dev_questions
 
 pytestmark = [pytest.mark.backend_portable, pytest.mark.large]
 
@@ -31,15 +30,7 @@ QUESTIONS = 32
 @pytest.fixture(scope="module")
 def squad_subset(tmp_path_factory):
     """The first dev paragraphs holding `QUESTIONS` questions, as a SQuAD file."""
-    with gzip.open(shared_data_dir() / "squad" / "dev-v1.1.json.gz", "rt") as f:
-        dev = json.load(f)
-    paragraphs, count = [], 0
-    for paragraph in dev["data"][0]["paragraphs"]:
-        if count >= QUESTIONS:
-            break
-        paragraphs.append(paragraph)
-        count += len(paragraph["qas"])
-    dataset = {"version": "1.1", "data": [{"title": "subset", "paragraphs": paragraphs}]}
+    dataset = first_dev_questions(QUESTIONS)
     path = tmp_path_factory.mktemp("squad") / "subset.json"
     path.write_text(json.dumps(dataset))
     return str(path), dataset

@@ -131,6 +131,25 @@ def torch_inputs(inputs):
     }
 
 
+def assert_same_outputs(ours, hf, inputs, output):
+    """Our model's outputs against the transformers model's `output` (None: span logits;
+    "last_hidden_state": the encoder's sequence output at real tokens and its pooled output)."""
+    predicted = ours.predict(inputs, verbose=0)
+    with torch.no_grad():
+        out = hf(**torch_inputs(inputs))
+    if output is None:
+        np.testing.assert_allclose(predicted["start_logits"], out.start_logits.numpy(), atol=1e-5)
+        np.testing.assert_allclose(predicted["end_logits"], out.end_logits.numpy(), atol=1e-5)
+    elif output == "last_hidden_state":
+        real = inputs["padding_mask"] > 0
+        np.testing.assert_allclose(predicted["sequence_output"][real],
+                                   out.last_hidden_state.numpy()[real], atol=1e-5)
+        np.testing.assert_allclose(predicted["pooled_output"], out.pooler_output.numpy(),
+                                   atol=1e-5)
+    else:
+        np.testing.assert_allclose(predicted, out[output].numpy(), atol=1e-5)
+
+
 def test_pretraining_heads_match_bert_for_pretraining(tmp_path):
     hf = save_tiny_hf(transformers.BertForPreTraining, tmp_path)
     pretrainer = BertPretrainer(BertEncoder(**TINY))
@@ -161,14 +180,7 @@ def test_fine_tuned_heads_match_hf(tmp_path, hf_cls, make_ours, num_labels, outp
     # HF builds span and token models without a pooler; they never read it, so it may be absent.
     assert report.heads_not_in_checkpoint == ([] if has_pooler else ["pooler"])
     inputs = tiny_inputs()
-    predicted = ours.predict(inputs, verbose=0)
-    with torch.no_grad():
-        out = hf(**torch_inputs(inputs))
-    if output is None:
-        np.testing.assert_allclose(predicted["start_logits"], out.start_logits.numpy(), atol=1e-5)
-        np.testing.assert_allclose(predicted["end_logits"], out.end_logits.numpy(), atol=1e-5)
-    else:
-        np.testing.assert_allclose(predicted, out[output].numpy(), atol=1e-5)
+    assert_same_outputs(ours, hf, inputs, output)
 
 
 def test_a_checkpoint_of_another_size_is_refused_with_the_tensor_named(tmp_path):
@@ -207,3 +219,50 @@ def test_a_classifier_needs_the_pooler(tmp_path):
     save_tiny_hf(transformers.BertForTokenClassification, tmp_path, num_labels=3)
     with pytest.raises(ValueError, match=r"missing from the checkpoint, e.g. \['bert/pooler/dense/bias'"):
         load_hf_checkpoint(BertClassifier(BertEncoder(**TINY), 3), tmp_path)
+
+
+@pytest.mark.parametrize(
+    "hf_cls, make_ours, output",
+    [
+        (transformers.BertForQuestionAnswering, BertQuestionAnswerer, None),
+        (transformers.BertForSequenceClassification, lambda e: BertClassifier(e, 3), "logits"),
+        (transformers.BertForTokenClassification, lambda e: BertTokenClassifier(e, 3), "logits"),
+        (transformers.BertModel, lambda e: e, "last_hidden_state"),
+    ],
+)
+def test_saved_checkpoint_is_read_by_transformers_and_back(tmp_path, hf_cls, make_ours, output):
+    """`save_hf_checkpoint`: transformers loads the folder and computes our outputs (the oracle),
+    and loading it back gives every weight bit for bit."""
+    from keras_bert.checkpoints.hf_checkpoint import save_hf_checkpoint
+    from keras_bert.checkpoints.weight_map import collect_weights
+    from tests.test_case import randomize_weights
+
+    ours = make_ours(BertEncoder(**TINY))
+    inputs = tiny_inputs()
+    ours.predict(inputs, verbose=0)  # built
+    randomize_weights(ours, seed=3)
+    vocab = tmp_path / "vocab_source.txt"
+    vocab.write_text("\n".join(f"t{i}" for i in range(TINY["vocab_size"])) + "\n")
+    folder = tmp_path / "hf"
+    save_hf_checkpoint(ours, folder, vocab_file=vocab)
+    assert sorted(p.name for p in folder.iterdir()) == ["config.json", "model.safetensors",
+                                                        "vocab.txt"]
+    assert (folder / "vocab.txt").read_text() == vocab.read_text()
+
+    assert_same_outputs(ours, hf_cls.from_pretrained(folder).eval(), inputs, output)
+
+    again = make_ours(BertEncoder(**TINY))
+    again.predict(inputs, verbose=0)
+    report = load_hf_checkpoint(again, folder)
+    assert report.heads_not_in_checkpoint == [] and report.unused_head_weights == []
+    saved, loaded = collect_weights(ours), collect_weights(again)
+    assert sorted(saved) == sorted(loaded)
+    for name in saved:
+        np.testing.assert_array_equal(saved[name], loaded[name], err_msg=name)
+
+
+def test_a_model_without_an_hf_counterpart_is_refused(tmp_path):
+    from keras_bert.checkpoints.hf_checkpoint import save_hf_checkpoint
+
+    with pytest.raises(ValueError, match="has no Hugging Face counterpart"):
+        save_hf_checkpoint(object(), tmp_path)

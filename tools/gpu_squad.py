@@ -1,0 +1,212 @@
+r"""SQuAD span fine-tuning on the lent GPU machine, without TensorFlow, to a Hugging Face folder.
+
+The GPU machine has JAX but no TensorFlow, so `run_squad` cannot run there; this runs the same
+recipe on the TensorFlow-free core (`fit` on length-grouped numpy batches, the package's
+optimizer, bf16) and writes the model as a Hugging Face checkpoint folder
+(`keras_bert.checkpoints.save_hf_checkpoint`), which every `--init_checkpoint` reads back on the
+CPU side (`run_squad --do_predict`, `export.cli` for QAT and the TFLite files). Issue 28's
+2-epoch parent and issue 30's distilled student take minutes there instead of hours on 2 cores.
+
+Here, first (the windows are tokenized here, not on the GPU's clock):
+
+    .venv/bin/python -m tools.gpu_bundle --squad_windows=-1   # all train windows, in parts
+
+There, with the bundle put back together (`.gpu/README`), then for the student:
+
+    KERAS_BACKEND=jax python3 -m tools.gpu_squad --init_checkpoint=/tmp/minilm \
+        --train_windows=/tmp/squad_windows.npz --predict_file=.gpu/dev-v1.1.json.gz \
+        --num_train_epochs=2 --output_dir=/tmp/parent --parts_dir=$OUT/parent
+    KERAS_BACKEND=jax python3 -m tools.gpu_squad --init_checkpoint=/tmp/parent \
+        --student_layers=0,2,4 --distill_weight=0.5 ...same data... --output_dir=/tmp/student
+
+`--parts_dir` splits `model.safetensors` into pieces the device tool brings back (at most 16 MiB
+a file, 64 MiB a call: a float32 MiniLM takes two calls); `cat` puts them together here.
+Flags are `run_squad`'s where they mean the same; the defaults are its SQuAD recipe
+(docs/fine_tuning.md): seq 384, batch 32, LR 2e-4, 10 % warm-up, linear decay, bf16.
+"""
+
+import json
+import math
+import os
+import time
+
+import numpy as np
+from absl import app
+from absl import flags
+
+from keras_bert.cli.common import usage
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("init_checkpoint", None, "A Hugging Face BERT folder: the pretrained encoder, "
+                                             "or (with --student_layers) the fine-tuned teacher.")
+flags.DEFINE_string("train_windows", None, "Training windows packed by `pack_windows` (.npz).")
+flags.DEFINE_string("predict_file", None, "SQuAD v1.1 JSON(.gz) scored at the end (optional).")
+flags.DEFINE_string("output_dir", None, "The fine-tuned model's Hugging Face folder and scores.")
+flags.DEFINE_string("parts_dir", None, "Also split model.safetensors into pieces here.")
+flags.DEFINE_integer("part_mb", 16, "Largest piece in MB (the device tool returns <= 16 MiB).")
+flags.DEFINE_float("num_train_epochs", 2.0, "Epochs over the windows.")
+flags.DEFINE_integer("num_train_steps", 0, "Stop after this many steps (0: the epochs decide).")
+flags.DEFINE_integer("train_batch_size", 32, "Batch size.")
+flags.DEFINE_float("learning_rate", 2e-4, "Peak learning rate (linear warm-up, linear decay).")
+flags.DEFINE_float("warmup_proportion", 0.1, "Share of the steps spent warming up.")
+flags.DEFINE_integer("max_seq_length", 384, "Window length of --predict_file's windows.")
+flags.DEFINE_integer("doc_stride", 128, "Stride between --predict_file's windows.")
+flags.DEFINE_integer("max_query_length", 64, "Question tokens kept.")
+flags.DEFINE_integer("eval_batch_size", 128, "Prediction batch size.")
+flags.DEFINE_list("student_layers", None, "Fine-tune a copy of --init_checkpoint with only these "
+                                          "transformer layers (e.g. 0,2,4): a student.")
+flags.DEFINE_float("distill_weight", 0.0, "With --student_layers: the teacher's share of the "
+                                          "start/end targets (0-1).")
+flags.DEFINE_string("dtype_policy", "mixed_bfloat16", "Keras dtype policy for training.")
+flags.DEFINE_integer("random_seed", 0, "Seed of the initial head and the batch order.")
+
+
+# The windows' file: token ids as uint16 (a 30,522-word vocabulary fits), the rest as the
+# smallest integer types that hold them.
+_WINDOW_DTYPES = dict(token_ids="uint16", segment_ids="uint8", padding_mask="uint8",
+                      start_positions="int16", end_positions="int16")
+
+
+def pack_windows(features, path, count=None):
+    """Writes the first `count` (all if None) training windows of `features` (a
+    `convert_squad_examples(..., is_training=True)` result) to `path` (.npz, compressed)."""
+    inputs, labels = features.inputs(), features.labels()
+    count = len(inputs["token_ids"]) if count is None else count
+    arrays = dict(token_ids=inputs["token_ids"], segment_ids=inputs["segment_ids"],
+                  padding_mask=inputs["padding_mask"], start_positions=labels["start_logits"],
+                  end_positions=labels["end_logits"])
+    np.savez_compressed(path, **{k: np.asarray(v[:count]).astype(_WINDOW_DTYPES[k])
+                                 for k, v in arrays.items()})
+
+
+def load_windows(path):
+    """`(inputs, labels)` for a span model from `pack_windows`' file, as int32 arrays."""
+    with np.load(path) as packed:
+        missing = sorted(set(_WINDOW_DTYPES) - set(packed.files))
+        if missing:
+            raise ValueError(f"{path} lacks {', '.join(missing)}: write it with "
+                             "tools.gpu_squad.pack_windows (tools.gpu_bundle --squad_windows).")
+        arrays = {k: packed[k].astype("int32") for k in _WINDOW_DTYPES}
+    inputs = {k: arrays[k] for k in ("token_ids", "segment_ids", "padding_mask")}
+    labels = {"start_logits": arrays["start_positions"], "end_logits": arrays["end_positions"]}
+    return inputs, labels
+
+
+def _models():
+    """(model to train, teacher or None), both from --init_checkpoint."""
+    from keras_bert.checkpoints.hf_checkpoint import encoder_from_hf_checkpoint
+    from keras_bert.checkpoints.hf_checkpoint import load_hf_checkpoint
+    from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
+    from keras_bert.models.layer_selection import select_layers
+
+    model = BertQuestionAnswerer(encoder_from_hf_checkpoint(FLAGS.init_checkpoint))
+    if not FLAGS.student_layers:
+        return model, None
+    report = load_hf_checkpoint(model, FLAGS.init_checkpoint)  # the span head too
+    if report.heads_not_in_checkpoint:
+        raise app.UsageError(f"--student_layers: {FLAGS.init_checkpoint} has no span head; "
+                             "pass a fine-tuned SQuAD model as the teacher.")
+    layers = [int(i) for i in FLAGS.student_layers]
+    return select_layers(model, layers), model
+
+
+def _targets(teacher, inputs, labels):
+    """Gold positions, or (distilling) gold mixed with the teacher's distributions."""
+    if teacher is None or not FLAGS.distill_weight:
+        return labels, False
+    from keras_bert.training.distillation import mix_targets
+    from keras_bert.training.distillation import teacher_probabilities
+
+    started = time.time()
+    probabilities = teacher_probabilities(teacher, inputs, batch_size=FLAGS.eval_batch_size)
+    print(f"Teacher distributions over {len(inputs['token_ids'])} windows: "
+          f"{time.time() - started:.0f} s", flush=True)
+    return mix_targets(labels, probabilities, FLAGS.distill_weight), True
+
+
+def _score(model):
+    """Official v1.1 EM / F1 of `model` on --predict_file."""
+    from keras_bert.data.tasks.squad_examples import read_squad_examples
+    from keras_bert.data.tasks.squad_features import convert_squad_examples
+    from keras_bert.data.tasks.squad_predictions import decode_squad_predictions
+    from keras_bert.metrics.squad_evaluation import evaluate_squad_file
+    from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
+
+    tokenizer = ReferenceTokenizer(os.path.join(FLAGS.init_checkpoint, "vocab.txt"))
+    examples = read_squad_examples(FLAGS.predict_file, is_training=False)
+    features = convert_squad_examples(examples, tokenizer, max_seq_length=FLAGS.max_seq_length,
+                                      doc_stride=FLAGS.doc_stride,
+                                      max_query_length=FLAGS.max_query_length)
+    outputs = model.predict(features.inputs(), batch_size=FLAGS.eval_batch_size, verbose=0)
+    predictions, _, _ = decode_squad_predictions(
+        examples, features, outputs["start_logits"], outputs["end_logits"], n_best_size=20,
+        max_answer_length=30, do_lower_case=True)
+    return evaluate_squad_file(FLAGS.predict_file, predictions)
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    if not 0.0 <= FLAGS.distill_weight <= 1.0:
+        raise app.UsageError(f"--distill_weight must be in [0, 1], got {FLAGS.distill_weight}.")
+    if FLAGS.distill_weight and not FLAGS.student_layers:
+        raise app.UsageError("--distill_weight needs --student_layers (the teacher is "
+                             "--init_checkpoint).")
+    for flag in ("init_checkpoint", "train_windows", "predict_file"):
+        path = getattr(FLAGS, flag)
+        if path and not os.path.exists(path):
+            raise app.UsageError(f"--{flag} {path} does not exist.")
+    import keras
+
+    from keras_bert.checkpoints.hf_checkpoint import save_hf_checkpoint
+    from keras_bert.data.length_grouping import LengthGroupedBatches
+    from keras_bert.training.optimizer import create_optimizer
+
+    keras.utils.set_random_seed(FLAGS.random_seed)
+    keras.config.set_dtype_policy(FLAGS.dtype_policy)
+    inputs, labels = load_windows(FLAGS.train_windows)
+    model, teacher = _models()
+    targets, soft = _targets(teacher, inputs, labels)
+    windows = len(inputs["token_ids"])
+    steps = FLAGS.num_train_steps or math.ceil(
+        FLAGS.num_train_epochs * windows / FLAGS.train_batch_size)
+    loss = (keras.losses.CategoricalCrossentropy(from_logits=True) if soft
+            else keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.compile(
+        optimizer=create_optimizer(model, FLAGS.learning_rate, steps,
+                                   int(FLAGS.warmup_proportion * steps)),
+        loss={"start_logits": loss, "end_logits": loss},
+        loss_weights={"start_logits": 0.5, "end_logits": 0.5},
+    )
+    print(f"{keras.config.backend()}, {FLAGS.dtype_policy}: {steps} steps of "
+          f"{FLAGS.train_batch_size} over {windows} windows "
+          f"({steps * FLAGS.train_batch_size / windows:.2f} epochs)", flush=True)
+    batches = LengthGroupedBatches(inputs, (targets,), batch_size=FLAGS.train_batch_size,
+                                   num_batches=steps, seed=FLAGS.random_seed)
+    started = time.time()
+    history = model.fit(batches, epochs=1, verbose=2)
+    seconds = time.time() - started
+    os.makedirs(FLAGS.output_dir, exist_ok=True)
+    save_hf_checkpoint(model, FLAGS.output_dir,
+                       vocab_file=os.path.join(FLAGS.init_checkpoint, "vocab.txt"))
+    results = dict(steps=steps, windows=windows, train_seconds=round(seconds, 1),
+                   final_loss=float(history.history["loss"][-1]), backend=keras.config.backend(),
+                   dtype_policy=FLAGS.dtype_policy, student_layers=FLAGS.student_layers,
+                   distill_weight=FLAGS.distill_weight)
+    if FLAGS.predict_file:
+        results["eval"] = _score(model)
+    from keras_bert.atomic_files import atomic_open
+
+    with atomic_open(os.path.join(FLAGS.output_dir, "gpu_squad_results.json")) as f:
+        json.dump(results, f, indent=1)
+    print(json.dumps(results), flush=True)
+    if FLAGS.parts_dir:
+        from tools.file_parts import split_file
+
+        split_file(os.path.join(FLAGS.output_dir, "model.safetensors"), FLAGS.parts_dir,
+                   FLAGS.part_mb * 1_000_000)
+
+
+if __name__ == "__main__":
+    flags.mark_flags_as_required(["init_checkpoint", "train_windows", "output_dir"])
+    usage.run(main)
