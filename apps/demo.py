@@ -1,8 +1,12 @@
 """The README's main job: the on-device QA app, served on 127.0.0.1 (or answered in the terminal).
 
-    make demo                  # serves apps/web/ with the shipped int8 model; open the printed URL
+    make demo                  # serves apps/web/ with the shipped model; open the printed URL
     make demo ARGS=--cli       # answers one bundled question through ai-edge-litert, no browser
     .venv/bin/python -m apps.demo --cli --passage=rhine --question="Where does the Rhine begin?"
+    .venv/bin/python -m apps.demo --cli --model=apps/models/squad_minilm_int8.tflite  # full int8
+
+The default file is `apps/models/squad_minilm_dynamic_int8.tflite` (int8 weights, float
+activations: the fastest here); the full-int8 one is for int8-only accelerators (MODEL_CARD.md).
 """
 
 import argparse
@@ -27,9 +31,9 @@ def _highlight(context, start, end):
             + after.decode("utf-16-le"))
 
 
-def answer_in_terminal(passage_id, question, num_threads):
+def answer_in_terminal(passage_id, question, num_threads, model=None):
     # Imported here: it loads TensorFlow (keras_bert), which serving the web app does not need.
-    from apps.qa_pipeline import QaInputError, TfliteQa
+    from apps.qa_pipeline import MODEL, QaInputError, TfliteQa
 
     with open(PASSAGES, encoding="utf-8") as f:
         passages = {p["id"]: p for p in json.load(f)}
@@ -37,7 +41,11 @@ def answer_in_terminal(passage_id, question, num_threads):
         sys.exit(f"No bundled passage '{passage_id}'. Pick one of: {', '.join(passages)}.")
     passage = passages[passage_id]
     question = passage["questions"][0] if question is None else question
-    qa = TfliteQa(num_threads=num_threads)
+    model = model or MODEL
+    try:
+        qa = TfliteQa(model_path=model, num_threads=num_threads)
+    except (FileNotFoundError, ValueError) as error:
+        sys.exit(str(error))
     try:
         result = qa.answer(question, passage["context"])
     except QaInputError as error:
@@ -51,7 +59,7 @@ def answer_in_terminal(passage_id, question, num_threads):
     print(_highlight(passage["context"], best["start"], best["end"]), "\n")
     print(f"Answer: {best['text']}  (p={best['probability']:.2f}; "
           f"{1000 * sum(result['seconds']):.0f} ms on {num_threads or 'default'} thread(s), "
-          "int8 TFLite through ai-edge-litert)")
+          f"{os.path.basename(model)} through ai-edge-litert)")
     for other in result["nbest"][1:4]:
         print(f"  also: {other['text']!r} (p={other['probability']:.2f})")
 
@@ -93,10 +101,12 @@ def main():
     parser.add_argument("--question", default=None,
                         help="Question (--cli); defaults to the passage's first suggested one.")
     parser.add_argument("--num_threads", type=int, default=2, help="LiteRT threads (--cli).")
+    parser.add_argument("--model", default=None,
+                        help="A QA .tflite (--cli); default apps/models/squad_minilm_dynamic_int8.tflite.")
     parser.add_argument("--port", type=int, default=8765, help="Port on 127.0.0.1 (web app).")
     args = parser.parse_args()
     if args.cli:
-        answer_in_terminal(args.passage, args.question, args.num_threads)
+        answer_in_terminal(args.passage, args.question, args.num_threads, args.model)
     else:
         serve(args.port)
 

@@ -7,7 +7,7 @@
   questions, for the web and Android apps' passage list (CC BY-SA 4.0: apps/web/data/LICENSE.md).
 - `apps/fixtures/tokenizer_golden.json`: text -> WordPiece tokens and ids (ReferenceTokenizer).
 - `apps/fixtures/qa_golden.json`: question + passage -> each 384-token window (tokens, ids,
-  segment ids, alignment maps), the shipped int8 model's logits under ai-edge-litert, and the
+  segment ids, alignment maps), the default shipped model's logits under ai-edge-litert, and the
   decoded n-best answers with their UTF-16 spans in the passage. The bundled questions are
   `held_out`, with the rest of their paragraphs' questions and those of the next paragraphs
   (SQuAD dev questions the model never saw); the other cases cover whitespace, Unicode, long passages and long questions.
@@ -34,7 +34,8 @@ from keras_bert.data.tasks.squad_examples import split_on_whitespace
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What apps/models ships besides its card: the model, its vocabulary and the float parent's
 # logits (export's int8 checks); all listed in apps/models/SHA256SUMS.
-SHIPPED_MODEL_FILES = ("squad_minilm_int8.tflite", "vocab.txt", "squad_minilm_int8.parent.npz")
+SHIPPED_MODEL_FILES = ("squad_minilm_dynamic_int8.tflite", "squad_minilm_int8.tflite", "vocab.txt",
+                       "squad_minilm_int8.parent.npz")
 ARTICLES = ("Rhine", "Chloroplast", "Prime_number", "Scottish_Parliament",
             "French_and_Indian_War", "Force")
 QUESTIONS_PER_PASSAGE = 3
@@ -157,7 +158,7 @@ def qa_fixture(qa, passages, articles):
     for case_id, question, context in extra_cases(articles):
         cases.append(_case(qa, case_id, question, context, held_out=False))
     return dict(
-        model="apps/models/squad_minilm_int8.tflite", vocab="apps/models/vocab.txt",
+        model=os.path.relpath(qa.model_path, ROOT), vocab="apps/models/vocab.txt",
         max_seq_length=MAX_SEQ_LENGTH, doc_stride=DOC_STRIDE, max_query_length=MAX_QUERY_LENGTH,
         n_best_size=N_BEST_SIZE, max_answer_length=MAX_ANSWER_LENGTH, do_lower_case=True,
         cases=cases,

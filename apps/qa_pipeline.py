@@ -17,7 +17,10 @@ from keras_bert.data.tasks.squad_examples import SquadExample, split_on_whitespa
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 
 APPS = os.path.dirname(os.path.abspath(__file__))
-MODEL = os.path.join(APPS, "models", "squad_minilm_int8.tflite")
+# The default file: int8 weights with float activations, the fastest on CPUs (docs/benchmarks.md).
+# FULL_INT8_MODEL is the full-int8 file for int8-only accelerators (apps/models/MODEL_CARD.md).
+MODEL = os.path.join(APPS, "models", "squad_minilm_dynamic_int8.tflite")
+FULL_INT8_MODEL = os.path.join(APPS, "models", "squad_minilm_int8.tflite")
 VOCAB = os.path.join(APPS, "models", "vocab.txt")
 # The Task Library contract the model was exported with (apps/models/MODEL_CARD.md).
 MAX_SEQ_LENGTH, DOC_STRIDE, MAX_QUERY_LENGTH = 384, 128, 64
@@ -37,7 +40,7 @@ class TfliteQa:
     """Answers questions about a passage with a BERT QA `.tflite` (Task Library contract).
 
     Args:
-        model_path: the `.tflite`; defaults to the shipped int8 model.
+        model_path: the `.tflite`; defaults to the shipped dynamic-range int8 model.
         vocab_path: its `vocab.txt` (uncased WordPiece).
         num_threads: LiteRT CPU threads (None: the runtime's default).
     """
@@ -59,6 +62,7 @@ class TfliteQa:
         except ValueError as error:
             raise ValueError(f"{model_path} is not a valid .tflite model ({error}).") from None
         self._runner = interpreter.get_signature_runner()
+        self.model_path = model_path
         self.tokenizer = ReferenceTokenizer(vocab_path, do_lower_case=True)
 
     def features(self, question, context):

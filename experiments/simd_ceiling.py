@@ -4,7 +4,7 @@ Makes: docs/benchmarks.md, "Why the browser is 4-5x slower here" (`docs/runs/app
 Rerun (nothing else on the machine; needs wat2wasm from Debian's wabt, gcc and Chromium, which
 `apps/install_system_deps.sh` installs):
 
-    python -m experiments.simd_ceiling --output=docs/runs/apps/simd_ceiling
+    python -m experiments.simd_ceiling --output_prefix=docs/runs/apps/simd_ceiling
 
 The QA models' time goes to matrix products: int8 ones in the int8 files (XNNPACK's QD8/QS8
 kernels), float32 ones in the float file. Their inner loops are one instruction repeated: an int8
@@ -40,7 +40,7 @@ from keras_bert.cli.common import usage
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("iterations", 1_000_000, "Loop iterations per call (8 instructions each).")
 flags.DEFINE_integer("calls", 50, "Timed calls per kernel.")
-flags.DEFINE_string("output", None, "Writes <output>.json and <output>.md.")
+flags.DEFINE_string("output_prefix", None, "Writes <output_prefix>.json and <output_prefix>.md.")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = os.path.join(ROOT, "experiments", "simd_ceiling")
@@ -160,11 +160,11 @@ def main(argv):
                   kernels=rows)
     markdown = table(rows, browser["browser"])
     print(markdown)
-    if FLAGS.output:
-        os.makedirs(os.path.dirname(FLAGS.output) or ".", exist_ok=True)
-        with atomic_open(FLAGS.output + ".json", "w") as f:
+    if FLAGS.output_prefix:
+        os.makedirs(os.path.dirname(FLAGS.output_prefix) or ".", exist_ok=True)
+        with atomic_open(FLAGS.output_prefix + ".json", "w") as f:
             json.dump(result, f, indent=1)
-        with atomic_open(FLAGS.output + ".md", "w") as f:
+        with atomic_open(FLAGS.output_prefix + ".md", "w") as f:
             f.write(markdown)
 
 

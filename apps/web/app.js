@@ -527,6 +527,12 @@ window.__qa = {
       candidates: r.answers.map((a) => ({ text: a.text, start: a.start, end: a.end, probability: a.probability })),
     };
   },
+  /** Each window's raw logits for a question (tests compare them with the Python pipeline's). */
+  logits: async (question, context = currentContext()) => {
+    const { windows } = buildFeatures(state.tokenizer, question, context);
+    const r = await state.model.runWindows(windows);
+    return r.startLogits.map((s, i) => ({ start: Array.from(s), end: Array.from(r.endLogits[i]) }));
+  },
   /** Time model.run on one real 384-token window: {threads, ms: [..]}. */
   benchmark: async ({ threads = 1, runs = 30, warmup = 5, question, context } = {}) => {
     const p = state.passages[0];

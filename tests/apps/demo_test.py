@@ -54,3 +54,36 @@ def test_stopping_the_demo_stops_its_server_and_frees_the_port(stop):
     finally:
         if demo.poll() is None:
             demo.kill()
+
+
+def _cli(*flags):
+    return subprocess.run([sys.executable, "-m", "apps.demo", "--cli", "--passage=rhine", *flags],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def test_cli_answers_with_the_default_file_as_the_golden_fixture_does():
+    """`make demo ARGS=--cli`: the default file's best answer to the Rhine passage's first
+    question is the golden fixture's (apps/fixtures/qa_golden.json, the same file under
+    ai-edge-litert), and the line names the file that answered."""
+    import json
+
+    with open(os.path.join(ROOT, "apps", "fixtures", "qa_golden.json"), encoding="utf-8") as f:
+        fixture = json.load(f)
+    with open(os.path.join(ROOT, "apps", "web", "data", "passages.json"), encoding="utf-8") as f:
+        rhine = next(p for p in json.load(f) if p["id"] == "rhine")
+    case = next(c for c in fixture["cases"]
+                if c["question"] == rhine["questions"][0] and c["context"] == rhine["context"])
+    run = _cli()
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert f"Answer: {case['nbest'][0]['text']}  (p=" in run.stdout, run.stdout
+    assert f"{os.path.basename(fixture['model'])} through ai-edge-litert" in run.stdout
+
+
+def test_cli_takes_the_full_int8_file_and_refuses_a_missing_one_in_one_line():
+    run = _cli("--model=apps/models/squad_minilm_int8.tflite")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "squad_minilm_int8.tflite through ai-edge-litert" in run.stdout
+    run = _cli("--model=apps/models/no_such.tflite")
+    assert run.returncode == 1
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("apps/models/no_such.tflite does not exist."), run.stderr[-2000:]

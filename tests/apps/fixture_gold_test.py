@@ -26,7 +26,7 @@ def _assert_every_port_fails(fixtures):
 
 @pytest.mark.large
 def test_a_shuffled_weight_matrix_fails_every_port(tmp_path):
-    qa, name = broken_fixtures.broken_qa(tmp_path, "transformer_layer_2_1/value")
+    qa, name = broken_fixtures.broken_qa(tmp_path, "transformer_layer_2_1/attention_1/value")
     assert "value" in name
     fixtures = broken_fixtures.write_fixtures(str(tmp_path / "repo"), qa)
     # The web port still agrees with these fixtures: only the gold check sees the breakage.

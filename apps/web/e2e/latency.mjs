@@ -65,7 +65,7 @@ async function main() {
       runs: opts.runs,
       warmup: opts.warmup,
       unit: 'ms per 384-token window (model.run only)',
-      model: opts.model ?? 'apps/models/squad_minilm_int8.tflite',
+      model: opts.model ?? 'apps/models/squad_minilm_dynamic_int8.tflite',
       accelerator: info.accelerator,
       acceleratorNote: info.acceleratorNote,
       runtime: 'LiteRT.js @litertjs/core 2.5.3, ' + (info.accelerator === 'webgpu' ? 'WebGPU' : 'WASM (XNNPACK)') + ', ' +

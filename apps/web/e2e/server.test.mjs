@@ -51,6 +51,7 @@ describe('server.mjs', () => {
       ['/style.css', 'text/css'],
       ['/data/passages.json', 'application/json'],
       ['/models/squad_minilm_int8.tflite', 'application/octet-stream'],
+      ['/models/squad_minilm_dynamic_int8.tflite', 'application/octet-stream'],
       ['/models/vocab.txt', 'text/plain'],
     ];
     for (const [p, type] of cases) {
