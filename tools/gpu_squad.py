@@ -15,12 +15,15 @@ There, with the bundle put back together (`.gpu/README`), then for the student:
 
     KERAS_BACKEND=jax python3 -m tools.gpu_squad --init_checkpoint=/tmp/minilm \
         --train_windows=/tmp/squad_windows.npz --predict_file=.gpu/dev-v1.1.json.gz \
-        --num_train_epochs=2 --output_dir=/tmp/parent --parts_dir=$OUT/parent
+        --num_train_epochs=2 --output_dir=/tmp/parent --parts_dir=/tmp/parent_parts
     KERAS_BACKEND=jax python3 -m tools.gpu_squad --init_checkpoint=/tmp/parent \
         --student_layers=0,2,4 --distill_weight=0.5 ...same data... --output_dir=/tmp/student
 
-`--parts_dir` splits `model.safetensors` into pieces the device tool brings back (at most 16 MiB
-a file, 64 MiB a call: a float32 MiniLM takes two calls); `cat` puts them together here.
+`--parts_dir` splits `model.safetensors` into 16 MB pieces (`part00/`, `part01/`, ...). The
+device tool brings back at most 8 files of 16 MiB, 64 MiB in all, from `$OUT`. So a float32
+MiniLM (6 pieces) takes two calls: `cp -r /tmp/parent_parts/part0[0-3] $OUT/`, then the pieces
+left and the folder's small files (`config.json`, `bert_config.json`, `vocab.txt`,
+`gpu_squad_results.json`). Here, `cat` the pieces in order into `model.safetensors` beside them.
 Flags are `run_squad`'s where they mean the same; the defaults are its SQuAD recipe
 (docs/fine_tuning.md): seq 384, batch 32, LR 2e-4, 10 % warm-up, linear decay, bf16.
 """
@@ -158,6 +161,8 @@ def main(argv):
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     save_hf_checkpoint(model, FLAGS.output_dir,
                        vocab_file=os.path.join(FLAGS.init_checkpoint, "vocab.txt"))
+    # keras_bert's own config too: export.cli finds bert_config.json next to the weights.
+    model.encoder.bert_config.to_json_file(os.path.join(FLAGS.output_dir, "bert_config.json"))
     results = dict(steps=steps, windows=windows, train_seconds=round(seconds, 1),
                    final_loss=float(history.history["loss"][-1]), backend=keras.config.backend(),
                    dtype_policy=FLAGS.dtype_policy, student_layers=FLAGS.student_layers,

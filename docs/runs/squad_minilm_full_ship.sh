@@ -13,16 +13,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=.venv/bin/python
-PARENT=runs/squad_minilm_full/out
+# PARENT: run_squad's output_dir, or the Hugging Face folder tools/gpu_squad.py wrote on the
+# lent GPU (docs/fine_tuning.md, "On the lent GPU"): PARENT=runs/gpu_parent docs/runs/...
+PARENT=${PARENT:-runs/squad_minilm_full/out}
 EXPORT=runs/export_squad_full
 DATA=../shared/data/squad
-test -f "$PARENT/eval_results.json" || { echo "the parent has not finished: run docs/runs/squad_minilm_full_run.sh first"; exit 1; }
+test -f "$PARENT/eval_results.json" -o -f "$PARENT/gpu_squad_results.json" || { echo "the parent has not finished: run docs/runs/squad_minilm_full_run.sh (or tools/gpu_squad.py) first"; exit 1; }
+INIT=$PARENT/best
+test -d "$INIT" || INIT=$PARENT  # a Hugging Face folder is the model itself
 git rev-parse HEAD
 
 if [ ! -f runs/squad_minilm_full/float32/eval_results.json ]; then
   date; echo "== float32 prediction of the parent"
   $PY -m keras_bert.cli.run_squad --do_predict --dtype_policy=float32 \
-    --init_checkpoint=$PARENT/best --predict_file=$DATA/dev-v1.1.json.gz \
+    --init_checkpoint=$INIT --predict_file=$DATA/dev-v1.1.json.gz \
     --max_seq_length=384 --doc_stride=128 --max_query_length=64 --eval_batch_size=64 \
     --output_dir=runs/squad_minilm_full/float32
 fi

@@ -1,6 +1,5 @@
 """`load_task_model`: a fine-tuned keras_bert task model rebuilt from its config and weights."""
 
-import os
 
 # The tasks the exporter has data readers for (`export.verification.data.TaskData`). keras_bert
 # (and so TensorFlow) is imported inside the functions: `python -m export.cli --help` stays fast.
@@ -26,10 +25,10 @@ def load_task_model(task_name, init_checkpoint, config_file=None, labels=None, l
     Args:
         task_name: one of `TASKS`; picks `BertQuestionAnswerer` (squad),
             `BertTokenClassifier` (conll2003) or `BertClassifier` (GLUE).
-        init_checkpoint: a fine-tuning output dir (its `best/`) or a TF1 checkpoint;
-            the task head must be in it.
-        config_file: `bert_config.json`; defaults to the one next to `init_checkpoint`'s
-            weights (`run_folder.model_folder`).
+        init_checkpoint: a fine-tuning output dir (its `best/`), a TF1 checkpoint or a
+            Hugging Face folder; the task head must be in it.
+        config_file: `bert_config.json`; defaults to the config next to `init_checkpoint`'s
+            weights (`run_folder.model_config`: bert_config.json, else config.json).
         labels: class names; defaults to `task_labels(task_name)` (only their count is used).
         log: called with the checkpoint loader's summary line.
 
@@ -38,12 +37,13 @@ def load_task_model(task_name, init_checkpoint, config_file=None, labels=None, l
     """
     import keras_bert
     from keras_bert.checkpoints import load_init_checkpoint
-    from keras_bert.checkpoints.run_folder import CONFIG_FILE
-    from keras_bert.checkpoints.run_folder import model_folder
+    from keras_bert.checkpoints.run_folder import model_config
 
     labels = labels or task_labels(task_name)
-    config_file = config_file or os.path.join(model_folder(init_checkpoint), CONFIG_FILE)
-    config = keras_bert.BertConfig.from_json_file(config_file)
+    # Without --bert_config_file: the folder's bert_config.json, or a Hugging Face config.json
+    # (tools/gpu_squad.py's output, for one).
+    config = (keras_bert.BertConfig.from_json_file(config_file) if config_file
+              else model_config(init_checkpoint))
     encoder = keras_bert.BertEncoder.from_bert_config(config)
     if task_name == "squad":
         model = keras_bert.BertQuestionAnswerer(encoder)

@@ -40,3 +40,18 @@ class TaskModelTest(TestCase):
             # A classifier's checkpoint has no span head: the QA model must refuse it.
             with self.assertRaisesRegex(ValueError, "no weights for span_head"):
                 load_task_model("squad", root, log=logged.append)
+
+    def test_reloads_a_hugging_face_folder(self):
+        """tools/gpu_squad.py's output: config.json + model.safetensors, no bert_config.json."""
+        from keras_bert.checkpoints import save_hf_checkpoint
+
+        model = keras_bert.BertQuestionAnswerer(keras_bert.BertEncoder(**TINY))
+        inputs = tiny_inputs()
+        model(inputs)
+        randomize_weights(model, seed=4, scale=0.2)
+        with tempfile.TemporaryDirectory() as root:
+            save_hf_checkpoint(model, root)
+            loaded = load_task_model("squad", root, log=lambda line: None)
+            expected, got = model(inputs), loaded(inputs)
+            for name in ("start_logits", "end_logits"):
+                np.testing.assert_allclose(got[name], expected[name], atol=1e-6)
