@@ -27,7 +27,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
 import numpy as np

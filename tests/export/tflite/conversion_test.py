@@ -6,7 +6,6 @@ import tempfile
 from unittest import mock
 
 import numpy as np
-import pytest
 
 from export.tflite.conversion import export_tflite, run_tflite, tflite_op_names, tflite_runner
 from keras_bert.models.bert_classifier import BertClassifier
