@@ -144,17 +144,26 @@ def write_serving_saved_model(model, directory, sequence_length, batch_size=1):
 def export_tflite(
     model, path, sequence_length, quantization="float32", representative_inputs=None, batch_size=1
 ):
-    """Converts a keras_bert model to a `.tflite` file with TFLite builtin ops only.
+    """Converts a keras_bert model to a `.tflite` file with TFLite builtin ops only: the bytes of
+    `convert_model` with the same arguments, written by `write_atomically` (a temporary name,
+    then a rename), so a failed or killed conversion leaves no partial model. Returns `path`
+    as a str."""
+    flatbuffer = convert_model(model, sequence_length, quantization, representative_inputs, batch_size)
+    write_atomically(path, flatbuffer)
+    return os.fspath(path)
+
+
+def convert_model(model, sequence_length, quantization="float32", representative_inputs=None,
+                  batch_size=1):
+    """Converts a keras_bert model to TFLite flatbuffer bytes with TFLite builtin ops only.
 
     The graph is traced at a fixed `[batch_size, sequence_length]` on int32 inputs `ids`,
     `mask` and `segment_ids` (the TFLite BERT QA example's names), exported through
     `keras.export.ExportArchive` (which keeps the weights; a bare `tf.Module` wrapper can drop
-    them) and converted without Flex ops. The file is written to a temporary name and renamed,
-    so a failed conversion leaves no partial model.
+    them) and converted without Flex ops.
 
     Args:
         model: a keras_bert model taking `{token_ids, segment_ids, padding_mask}`.
-        path: str, the `.tflite` to write.
         sequence_length: int, the fixed input length (384 for the QA app contract).
         quantization: one of `QUANTIZATIONS`. `full_int8` of a float keras_bert task model
             (question answerer, classifier, token classifier) converts its int8 graph
@@ -166,7 +175,7 @@ def export_tflite(
         batch_size: int, the fixed batch size. Defaults to 1.
 
     Returns:
-        str, `path`.
+        bytes, the flatbuffer.
     """
     if quantization not in QUANTIZATIONS:
         raise ValueError(f"quantization={quantization!r}; expected one of {QUANTIZATIONS}.")
@@ -184,9 +193,7 @@ def export_tflite(
             model = int8_graph(model, representative_inputs)
     with tempfile.TemporaryDirectory() as saved_model_dir:
         write_serving_saved_model(model, saved_model_dir, sequence_length, batch_size)
-        flatbuffer = convert_saved_model(saved_model_dir, quantization, dataset)
-    write_atomically(path, flatbuffer)
-    return os.fspath(path)
+        return convert_saved_model(saved_model_dir, quantization, dataset)
 
 
 def write_atomically(path, data):

@@ -5,7 +5,7 @@ import os
 import keras_bert
 
 from export.task import task_kind as kinds
-from export.tflite.conversion import QUANTIZATIONS, export_tflite, write_atomically
+from export.tflite.conversion import QUANTIZATIONS, convert_model, write_atomically
 from export.tflite.metadata import add_metadata
 
 # Every variant: the post-training conversions, and full int8 after QAT fine-tuning.
@@ -44,12 +44,12 @@ def export_tflite_variants(
     paths = {}
     for variant in variants:
         path = os.path.join(out_dir, f"{name}_{variant}.tflite")
+        # Converted and given its metadata in memory, then written once: a kill between two
+        # writes must never leave a model without its metadata recorded as whole.
         if variant == "qat_int8":
-            export_tflite(qat_model, path, sequence_length, "full_int8", representative_inputs)
+            plain = convert_model(qat_model, sequence_length, "full_int8", representative_inputs)
         else:
-            export_tflite(model, path, sequence_length, variant, representative_inputs)
-        with open(path, "rb") as f:
-            plain = f.read()
+            plain = convert_model(model, sequence_length, variant, representative_inputs)
         with_metadata = add_metadata(
             plain,
             name=f"{name} ({variant})",

@@ -202,3 +202,27 @@ class MetadataTest(TestCase):
                 model = kwargs.pop("model", self.qa)
                 with self.assertRaisesRegex(error, pattern):
                     self.add(model, **kwargs)
+
+    def test_a_variant_is_written_once_with_its_metadata_or_not_at_all(self):
+        """A failure (or a kill) between the conversion and the metadata must leave no model
+        recorded as whole without its metadata: the bytes are written once, complete."""
+        from unittest import mock
+
+        from export.tflite import tflite_variants
+        from keras_bert import integrity
+
+        classifier = keras_bert.BertClassifier(keras_bert.BertEncoder(**TINY), len(LABELS))
+        randomize_weights(classifier, seed=2, scale=0.3)
+        out = os.path.join(self.dir, "variants")
+        with mock.patch.object(tflite_variants, "add_metadata", side_effect=OSError("disk full")):
+            with self.assertRaisesRegex(OSError, "disk full"):
+                tflite_variants.export_tflite_variants(
+                    classifier, out, "clf", 7, ["float32"], self.vocab_file, labels=LABELS)
+        self.assertEqual([p for p in os.listdir(out) if p.endswith(".tflite")] if os.path.isdir(out)
+                         else [], [])
+        paths = tflite_variants.export_tflite_variants(
+            classifier, out, "clf", 7, ["float32"], self.vocab_file, labels=LABELS)
+        with open(paths["float32"], "rb") as f:
+            files = read_metadata(f.read())["files"]
+        self.assertEqual(files["labels.txt"].decode().split(), LABELS)
+        self.assertEqual(integrity.verify_files(out), 1)
