@@ -62,7 +62,9 @@ def define_flags(flag_values=flags.FLAGS):
            "task:peak learning rate, for both arms.")
     define("list", "epochs", ["squad:2", "conll:3", "sst2:10", "mrpc:5"], "task:epochs, both arms.")
     define("integer", "squad_train_examples", 20000, "SQuAD training questions (a seeded subset).")
-    define("integer", "squad_max_seq_length", 384, "SQuAD window length (stride 128).")
+    define("integer", "squad_max_seq_length", 384,
+           "SQuAD window length (128 where pretraining saw only 128 positions).")
+    define("integer", "squad_doc_stride", 128, "SQuAD stride between windows of one context.")
     define("integer", "sst2_train_examples", 1000, "SST-2 labelled sentences.")
     define("integer", "max_seq_length", 128, "conll, sst2, mrpc input length.")
     define("integer", "train_batch_size", 32, "Every task's training batch.")
@@ -103,7 +105,8 @@ def run_args(options, task, arm, seed, out, learning_rate, epochs):
                 f"--train_file={os.path.join(data, 'squad', 'train-v1.1-reconstructed.json.gz')}",
                 f"--predict_file={os.path.join(data, 'squad', 'dev-v1.1.json.gz')}", "--do_predict",
                 f"--max_train_examples={options.squad_train_examples}",
-                f"--max_seq_length={options.squad_max_seq_length}", "--doc_stride=128", "--iterations_per_loop=100"]
+                f"--max_seq_length={options.squad_max_seq_length}",
+                f"--doc_stride={options.squad_doc_stride}", "--iterations_per_loop=100"]
     if task == "conll":
         return ["keras_bert.cli.run_ner", *common, "--do_predict",
                 f"--data_dir={os.path.join(data, 'conll2003')}",

@@ -169,11 +169,13 @@ def _hf_architecture(model):
     raise ValueError(f"{type(model).__name__} has no Hugging Face counterpart to save as.")
 
 
-def save_hf_checkpoint(model, path, vocab_file=None):
+def save_hf_checkpoint(model, path, vocab_file=None, dtype="float32"):
     """Writes `model` as a Hugging Face BERT checkpoint directory: `config.json` and
-    `model.safetensors` (float32, PyTorch's [out, in] layout), and `vocab.txt` if given. The
+    `model.safetensors` (PyTorch's [out, in] layout), and `vocab.txt` if given. The
     inverse of `load_hf_checkpoint`: transformers' `BertFor*.from_pretrained(path)` and
-    `--init_checkpoint=path` read it. Each file is written whole or not at all.
+    `--init_checkpoint=path` read it. Each file is written whole or not at all. `dtype`:
+    `"float32"` (exact) or `"float16"` (half the size; each weight rounded to float16, and read
+    back as float32).
 
     Example:
     ```python
@@ -182,12 +184,14 @@ def save_hf_checkpoint(model, path, vocab_file=None):
     """
     from safetensors.numpy import save
 
+    if dtype not in ("float32", "float16"):
+        raise ValueError(f"dtype={dtype!r}: save as 'float32' or 'float16'.")
     architecture, extra = _hf_architecture(model)
     encoder = getattr(model, "encoder", model)
     tensors = {}
     for tf1_name, value in collect_weights(model).items():
         hf_name, array = tf1_to_hf(tf1_name, value)
-        tensors[hf_name] = np.ascontiguousarray(array, dtype=np.float32)
+        tensors[hf_name] = np.ascontiguousarray(array, dtype=dtype)
     config = dict(encoder.bert_config.to_dict(), model_type="bert", architectures=[architecture],
                   layer_norm_eps=1e-12, position_embedding_type="absolute", **extra)
     path = pathlib.Path(os.fspath(path))

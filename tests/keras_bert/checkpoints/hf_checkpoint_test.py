@@ -261,6 +261,37 @@ def test_saved_checkpoint_is_read_by_transformers_and_back(tmp_path, hf_cls, mak
         np.testing.assert_array_equal(saved[name], loaded[name], err_msg=name)
 
 
+def test_a_float16_checkpoint_is_half_the_size_and_loads_as_the_rounded_weights(tmp_path):
+    """`dtype="float16"`: every tensor is stored as float16, and loading it gives each weight
+    rounded to float16 (numpy's rounding is the oracle); transformers reads it too."""
+    from keras_bert.checkpoints.hf_checkpoint import save_hf_checkpoint
+    from keras_bert.checkpoints.weight_map import collect_weights
+    from safetensors.numpy import load_file
+    from tests.test_case import randomize_weights
+
+    ours = BertEncoder(**TINY)
+    inputs = tiny_inputs()
+    ours.predict(inputs, verbose=0)
+    randomize_weights(ours, seed=4)
+    save_hf_checkpoint(ours, tmp_path / "f32")
+    save_hf_checkpoint(ours, tmp_path / "f16", dtype="float16")
+    tensors = load_file(str(tmp_path / "f16" / "model.safetensors"))
+    assert {t.dtype for t in tensors.values()} == {np.dtype("float16")}
+    full = load_file(str(tmp_path / "f32" / "model.safetensors"))
+    assert sum(t.nbytes for t in tensors.values()) * 2 == sum(t.nbytes for t in full.values())
+
+    again = BertEncoder(**TINY)
+    again.predict(inputs, verbose=0)
+    load_hf_checkpoint(again, tmp_path / "f16")
+    saved, loaded = collect_weights(ours), collect_weights(again)
+    for name in saved:
+        np.testing.assert_array_equal(
+            np.asarray(saved[name]).astype(np.float16).astype(np.float32), loaded[name], err_msg=name)
+    transformers.BertModel.from_pretrained(tmp_path / "f16")  # reads it
+    with pytest.raises(ValueError, match="save as 'float32' or 'float16'"):
+        save_hf_checkpoint(ours, tmp_path / "bf", dtype="int8")
+
+
 def test_a_model_without_an_hf_counterpart_is_refused(tmp_path):
     from keras_bert.checkpoints.hf_checkpoint import save_hf_checkpoint
 

@@ -1,0 +1,71 @@
+"""A pretrained model as a Hugging Face folder: encoder and masked-LM head, float32 or float16.
+
+    python -m keras_bert.cli.export_hf_checkpoint --init_checkpoint=runs/pretrain_budget/model \
+        --output_dir=runs/pretrain_budget/hf --dtype=float16
+
+`--init_checkpoint` is a `run_pretraining` output directory (its latest `ckpt-N`, or a `ckpt-N`
+prefix), a google-research checkpoint with its `cls/predictions` head, or another Hugging Face
+`BertForPreTraining` folder. The folder written holds `config.json` and `model.safetensors`
+(`BertForPreTraining`: transformers, `fill_mask` and every `--init_checkpoint` flag read it),
+`bert_config.json` (the model's own config, dropout rates included) and `vocab.txt`.
+`--dtype=float16` halves the size (each weight rounded to float16). Each file is written to a
+temporary name and renamed; `config.json` comes last, so a folder with it is complete.
+"""
+
+import os
+
+from absl import app
+from absl import flags
+
+from keras_bert.cli.common import usage
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string("init_checkpoint", None, "The pretraining checkpoint (with its masked-LM head).")
+flags.DEFINE_string("output_dir", None, "The Hugging Face folder to write.")
+flags.DEFINE_string("vocab_file", None, "vocab.txt (default: the one next to --init_checkpoint).")
+flags.DEFINE_string("dtype", "float32", "Storage type of the weights: float32 or float16.")
+
+
+def main(argv):
+    del argv
+    if FLAGS.dtype not in ("float32", "float16"):
+        raise app.UsageError(f"--dtype={FLAGS.dtype}: choose float32 or float16.")
+    from keras_bert.atomic_files import atomic_open
+    from keras_bert.checkpoints.hf_checkpoint import save_hf_checkpoint
+    from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
+    from keras_bert.checkpoints.run_folder import VOCAB_FILE, model_config, model_folder
+    from keras_bert.models.bert_encoder import BertEncoder
+    from keras_bert.models.bert_pretrainer import BertPretrainer
+
+    try:
+        config = model_config(FLAGS.init_checkpoint)
+    except FileNotFoundError as e:
+        raise app.UsageError(f"--init_checkpoint: {usage.flag_names(e)}") from None
+    vocab_file = FLAGS.vocab_file or os.path.join(model_folder(FLAGS.init_checkpoint), VOCAB_FILE)
+    if not os.path.isfile(vocab_file):
+        raise app.UsageError(f"No vocabulary at {vocab_file}: pass --vocab_file (the checkpoint's vocab.txt).")
+    with open(vocab_file, encoding="utf-8") as f:
+        tokens = sum(1 for _ in f)
+    if tokens != config.vocab_size:
+        raise app.UsageError(f"--vocab_file has {tokens} tokens but the model has vocab_size="
+                             f"{config.vocab_size}: pass the checkpoint's own vocab.txt.")
+    pretrainer = BertPretrainer(BertEncoder.from_bert_config(config))
+    try:
+        print(load_init_checkpoint(pretrainer, FLAGS.init_checkpoint, require_heads=True))
+    except (ValueError, FileNotFoundError) as e:
+        raise app.UsageError(f"--init_checkpoint: {usage.flag_names(e)}") from None
+    os.makedirs(FLAGS.output_dir, exist_ok=True)
+    config_file = os.path.join(FLAGS.output_dir, "config.json")
+    if os.path.exists(config_file):  # rewriting: the folder is incomplete until config.json is back
+        os.remove(config_file)
+    with atomic_open(os.path.join(FLAGS.output_dir, "bert_config.json")) as f:
+        f.write(config.to_json_string())
+    save_hf_checkpoint(pretrainer, FLAGS.output_dir, vocab_file=vocab_file, dtype=FLAGS.dtype)
+    size = sum(os.path.getsize(os.path.join(FLAGS.output_dir, n)) for n in os.listdir(FLAGS.output_dir))
+    print(f"Wrote {FLAGS.output_dir} (BertForPreTraining, {FLAGS.dtype}, {size / 1e6:.1f} MB)")
+
+
+if __name__ == "__main__":
+    flags.mark_flags_as_required(["init_checkpoint", "output_dir"])
+    usage.run(main)
