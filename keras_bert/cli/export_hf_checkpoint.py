@@ -33,28 +33,9 @@ def main(argv):
         raise app.UsageError(f"--dtype={FLAGS.dtype}: choose float32 or float16.")
     from keras_bert.atomic_files import atomic_open
     from keras_bert.checkpoints.hf_checkpoint import save_hf_checkpoint
-    from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
-    from keras_bert.checkpoints.run_folder import VOCAB_FILE, model_config, model_folder
-    from keras_bert.models.bert_encoder import BertEncoder
-    from keras_bert.models.bert_pretrainer import BertPretrainer
+    from keras_bert.cli.common.pretrained_checkpoint import load_pretrainer
 
-    try:
-        config = model_config(FLAGS.init_checkpoint)
-    except FileNotFoundError as e:
-        raise app.UsageError(f"--init_checkpoint: {usage.flag_names(e)}") from None
-    vocab_file = FLAGS.vocab_file or os.path.join(model_folder(FLAGS.init_checkpoint), VOCAB_FILE)
-    if not os.path.isfile(vocab_file):
-        raise app.UsageError(f"No vocabulary at {vocab_file}: pass --vocab_file (the checkpoint's vocab.txt).")
-    with open(vocab_file, encoding="utf-8") as f:
-        tokens = sum(1 for _ in f)
-    if tokens != config.vocab_size:
-        raise app.UsageError(f"--vocab_file has {tokens} tokens but the model has vocab_size="
-                             f"{config.vocab_size}: pass the checkpoint's own vocab.txt.")
-    pretrainer = BertPretrainer(BertEncoder.from_bert_config(config))
-    try:
-        print(load_init_checkpoint(pretrainer, FLAGS.init_checkpoint, require_heads=True))
-    except (ValueError, FileNotFoundError) as e:
-        raise app.UsageError(f"--init_checkpoint: {usage.flag_names(e)}") from None
+    pretrainer, config, vocab_file = load_pretrainer(FLAGS.init_checkpoint, FLAGS.vocab_file)
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     config_file = os.path.join(FLAGS.output_dir, "config.json")
     if os.path.exists(config_file):  # rewriting: the folder is incomplete until config.json is back

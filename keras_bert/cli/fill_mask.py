@@ -11,7 +11,6 @@ prefix in one), a google-research checkpoint with its `cls/predictions` head, or
 """
 
 import json
-import os
 
 from absl import app
 from absl import flags
@@ -28,39 +27,13 @@ flags.DEFINE_integer("top_k", 5, "Tokens shown per [MASK].")
 flags.DEFINE_string("output_file", None, "Also write the answers here as JSON.")
 
 
-def _vocab_file():
-    from keras_bert.checkpoints.run_folder import VOCAB_FILE
-    from keras_bert.checkpoints.run_folder import model_folder
-
-    path = FLAGS.vocab_file or os.path.join(model_folder(FLAGS.init_checkpoint), VOCAB_FILE)
-    if not os.path.isfile(path):
-        raise app.UsageError(f"No vocabulary at {path}: pass --vocab_file (the checkpoint's vocab.txt).")
-    return path
-
-
 def _mask_filler():
     from keras_bert.analysis.mask_filler import MaskFiller
-    from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
-    from keras_bert.checkpoints.run_folder import model_config
-    from keras_bert.models.bert_encoder import BertEncoder
-    from keras_bert.models.bert_pretrainer import BertPretrainer
+    from keras_bert.cli.common.pretrained_checkpoint import load_pretrainer
     from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 
-    try:
-        config = model_config(FLAGS.init_checkpoint)
-    except FileNotFoundError as e:
-        raise app.UsageError(f"--init_checkpoint: {usage.flag_names(e)}") from None
-    tokenizer = ReferenceTokenizer(_vocab_file(), do_lower_case=FLAGS.do_lower_case)
-    if len(tokenizer.vocabulary) != config.vocab_size:
-        raise app.UsageError(
-            f"--vocab_file has {len(tokenizer.vocabulary)} tokens but the model has "
-            f"vocab_size={config.vocab_size}: pass the checkpoint's own vocab.txt."
-        )
-    pretrainer = BertPretrainer(BertEncoder.from_bert_config(config))
-    try:
-        print(load_init_checkpoint(pretrainer, FLAGS.init_checkpoint, require_heads=True))
-    except (ValueError, FileNotFoundError) as e:
-        raise app.UsageError(f"--init_checkpoint: {usage.flag_names(e)}") from None
+    pretrainer, _, vocab_file = load_pretrainer(FLAGS.init_checkpoint, FLAGS.vocab_file)
+    tokenizer = ReferenceTokenizer(vocab_file, do_lower_case=FLAGS.do_lower_case)
     return MaskFiller(pretrainer, tokenizer, FLAGS.max_seq_length)
 
 

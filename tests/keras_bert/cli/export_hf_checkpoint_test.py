@@ -12,19 +12,14 @@ import pytest
 import torch
 import transformers
 
+from tests.keras_bert.cli.tiny_hf_pretrainer import write_tiny_hf_pretrainer
+
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *"the cat sat on a mat dog ran .".split()]
 
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("hf_source")
-    torch.manual_seed(0)
-    config = transformers.BertConfig(
-        vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=32, max_position_embeddings=32, initializer_range=0.3)
-    transformers.BertForPreTraining(config).eval().save_pretrained(folder, safe_serialization=True)
-    (folder / "vocab.txt").write_text("\n".join(VOCAB) + "\n")
-    return folder
+    return write_tiny_hf_pretrainer(tmp_path_factory.mktemp("hf_source"), VOCAB, 0.3)
 
 
 def logits(folder):

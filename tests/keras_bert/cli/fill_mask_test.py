@@ -14,6 +14,8 @@ import pytest
 import torch
 import transformers
 
+from tests.keras_bert.cli.tiny_hf_pretrainer import write_tiny_hf_pretrainer
+
 WORDS = ("the cat dog sat ran on mat a big small house is was it good bad film movie very "
          "and , .").split()
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS, "##s", "##ed"]
@@ -23,17 +25,8 @@ TOP_K = 4
 
 @pytest.fixture(scope="module")
 def hf_model_dir(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("hf_bert")
-    torch.manual_seed(0)
-    config = transformers.BertConfig(
-        vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=32, max_position_embeddings=32,
-        initializer_range=0.5,  # far from uniform logits, so the top-k order is clear
-    )
-    model = transformers.BertForPreTraining(config).eval()
-    model.save_pretrained(folder, safe_serialization=True)
-    (folder / "vocab.txt").write_text("\n".join(VOCAB) + "\n")
-    return folder
+    # initializer_range 0.5: far from uniform logits, so the top-k order is clear
+    return write_tiny_hf_pretrainer(tmp_path_factory.mktemp("hf_bert"), VOCAB, 0.5)
 
 
 def hf_answers(folder):
