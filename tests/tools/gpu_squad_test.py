@@ -1,7 +1,7 @@
 """tools/gpu_squad.py: the GPU machine's TensorFlow-free SQuAD run, here on the CPU on real
 questions and the real all-MiniLM-L6-v2 weights: it learns, its Hugging Face folder is what
 transformers computes and what `--init_checkpoint` reads, its pieces rejoin, and a distilled
-3-layer student comes out of it."""
+3-layer student comes out of it (in float16, stopped early by its time limit)."""
 
 import json
 import os
@@ -115,12 +115,21 @@ def test_fine_tunes_writes_a_folder_transformers_reads_and_a_student(data, tmp_p
     np.testing.assert_allclose(predicted["end_logits"][real], out.end_logits.numpy()[real],
                                atol=1e-4)
 
-    # A distilled 3-layer student of it.
+    # A distilled 3-layer student of it, saved in float16 and stopped by --max_train_seconds
+    # after its first step (whose tracing alone takes seconds), then saved and scored all the same.
     student = tmp_path / "student"
     run = _run(f"--init_checkpoint={parent}", *_common(squad, windows, student),
-               "--num_train_steps=4", "--student_layers=0,2,4", "--distill_weight=0.5")
+               "--num_train_steps=4", "--student_layers=0,2,4", "--distill_weight=0.5",
+               "--save_dtype=float16", "--max_train_seconds=1")
     assert run.returncode == 0, run.stderr[-3000:]
     assert "Teacher distributions over" in run.stdout
+    assert "--max_train_seconds=1: stopping at step 1 of 4" in run.stdout
+    results = json.loads((student / "gpu_squad_results.json").read_text())
+    assert (results["steps"], results["steps_done"]) == (4, 1) and "eval" in results
+    from safetensors import safe_open
+
+    with safe_open(str(student / "model.safetensors"), framework="np") as f:
+        assert {str(f.get_tensor(name).dtype) for name in f.keys()} == {"float16"}
     config = json.loads((student / "config.json").read_text())
     assert config["num_hidden_layers"] == 3 and config["architectures"] == ["BertForQuestionAnswering"]
     assert transformers.BertForQuestionAnswering.from_pretrained(student).config.num_hidden_layers == 3
@@ -136,3 +145,6 @@ def test_bad_flags_are_one_line_errors(data, tmp_path):
     run = _run(f"--init_checkpoint={MINILM}", *_common(squad, windows, tmp_path / "o"),
                "--student_layers=0,2,4")
     assert run.returncode == 1 and "has no span head" in run.stderr
+    run = _run(f"--init_checkpoint={MINILM}", *_common(squad, windows, tmp_path / "o"),
+               "--max_train_seconds=-5")
+    assert run.returncode == 1 and "--max_train_seconds must be >= 0" in run.stderr
