@@ -3,8 +3,10 @@ Makes: docs/images/squad_learning_curve.png (docs/fine_tuning.md, "SQuAD v1.1, t
 Rerun: the command below.
 
     .venv/bin/python experiments/plot_squad_curve.py \
-        "2-epoch schedule (stopped at 1.44 epochs)=docs/runs/squad_minilm_full_eval_history.jsonl" \
-        "2,200-step schedule (shipped)=docs/runs/squad_minilm_ship_eval_history.jsonl" \
+        "2-epoch schedule, CPU (stopped at 1.44 epochs)=docs/runs/squad_minilm_full_eval_history.jsonl" \
+        "2-epoch schedule, H200 (the new parent; end only)=docs/runs/squad_gpu/parent_eval_history.jsonl" \
+        "2,200-step schedule (previous parent)=docs/runs/squad_minilm_ship_eval_history.jsonl" \
+        --reference="78:issue 28's bar" \
         --batch_size=32 --windows=88641 --png=docs/images/squad_learning_curve.png
 
 Each series is `label=path` to a JSON-lines file with `step`, `exact_match` and `f1` per line
