@@ -101,7 +101,8 @@ function longPassage(words = 5000) {
 
 // Largest |browser - Python| logit on real tokens over the held-out fixture windows, measured on
 // 2026-11-26 for the default dynamic-range int8 file (Chromium 150, LiteRT.js 2.5.3 WASM against
-// ai-edge-litert on a 2-core AMD EPYC Zen 4): 0.245 over the 32 cases. The bound is 2x that. A full-int8
+// ai-edge-litert on a 2-core AMD EPYC Zen 4): 0.245 over the 32 cases; 0.330 on 2026-11-27 for the file
+// from the 2-epoch parent. The bound is 0.5, 1.5x the larger. A full-int8
 // file computes in integers end to end and matched exactly.
 const LOGIT_TOLERANCE = 0.5;
 
