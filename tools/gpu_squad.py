@@ -131,17 +131,17 @@ def _progress_callback(steps, started):
     import keras
 
     class Progress(keras.callbacks.Callback):
-        done = 0
+        done = 0  # steps finished
 
         def on_train_batch_end(self, batch, logs=None):
-            Progress.done = batch + 1
+            self.done = batch + 1
             elapsed = time.time() - started
-            if Progress.done % FLAGS.log_every == 0 or Progress.done == steps:
-                print(f"step {Progress.done}/{steps} loss {float(logs['loss']):.4f} "
-                      f"{elapsed:.0f} s ({Progress.done / elapsed:.1f} steps/s)", flush=True)
+            if self.done % FLAGS.log_every == 0 or self.done == steps:
+                print(f"step {self.done}/{steps} loss {float(logs['loss']):.4f} "
+                      f"{elapsed:.0f} s ({self.done / elapsed:.1f} steps/s)", flush=True)
             if FLAGS.max_train_seconds and elapsed > FLAGS.max_train_seconds:
                 print(f"--max_train_seconds={FLAGS.max_train_seconds}: stopping at step "
-                      f"{Progress.done} of {steps}", flush=True)
+                      f"{self.done} of {steps}", flush=True)
                 self.model.stop_training = True
 
     return Progress()
@@ -200,7 +200,8 @@ def main(argv):
                        dtype=FLAGS.save_dtype)
     # keras_bert's own config too: export.cli finds bert_config.json next to the weights.
     model.encoder.bert_config.to_json_file(os.path.join(FLAGS.output_dir, "bert_config.json"))
-    results = dict(steps=steps, steps_done=progress.done, windows=windows, train_seconds=round(seconds, 1),
+    results = dict(steps=steps, steps_done=progress.done, windows=windows,
+                   train_seconds=round(seconds, 1),
                    final_loss=float(history.history["loss"][-1]), backend=keras.config.backend(),
                    dtype_policy=FLAGS.dtype_policy, student_layers=FLAGS.student_layers,
                    distill_weight=FLAGS.distill_weight, learning_rate=FLAGS.learning_rate,
