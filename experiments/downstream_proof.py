@@ -23,6 +23,12 @@ pretrained run's `bert_config.json` and the same vocabulary. Scores:
 
 The table gives mean +- sample standard deviation per arm, the gain, and whether the gain
 clears two standard deviations of the seeds (the larger arm's).
+
+With `--learning_rate_grid=sst2:1e-4:2e-4:5e-4` each arm gets its own rate for that GLUE task:
+the labelled examples a seed-`--selection_seed` run trains on (`--sst2_train_examples` of them)
+are cut into a training part and a held-out `--selection_fraction`; every rate of the grid
+trains on the first and is scored on the second (never on the dev set), and each arm's best
+rate then runs every seed on all of those examples, scored on the dev set as usual.
 """
 
 import os
@@ -37,6 +43,7 @@ from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
 ARMS = ("pretrained", "random")
+GLUE = {"sst2": ("sst-2", "SST-2"), "mrpc": ("mrpc", "MRPC")}  # task: (--task_name, data folder)
 # task: (metric shown, percent scale of the CLI's number, label)
 TASKS = {
     "squad": ("f1", 1.0, "SQuAD v1.1 dev F1"),
@@ -61,6 +68,13 @@ def define_flags(flag_values=flags.FLAGS):
     define("list", "learning_rates", ["squad:5e-4", "conll:5e-4", "sst2:2e-4", "mrpc:2e-4"],
            "task:peak learning rate, for both arms.")
     define("list", "epochs", ["squad:2", "conll:3", "sst2:10", "mrpc:5"], "task:epochs, both arms.")
+    define("list", "learning_rate_grid", [],
+           "task:rate:rate:...; for these GLUE tasks each arm runs at the rate of the grid that "
+           "scores best on a held-out part of its training examples (not --learning_rates).")
+    define("float", "selection_fraction", 0.2, "The held-out share of the training examples "
+           "that picks each arm's rate (--learning_rate_grid).")
+    define("integer", "selection_seed", 0, "The seed whose training examples are split to pick "
+           "the rates (and the selection runs' fine-tuning seed).")
     define("integer", "squad_train_examples", 20000, "SQuAD training questions (a seeded subset).")
     define("integer", "squad_max_seq_length", 384,
            "SQuAD window length (128 where pretraining saw only 128 positions).")
@@ -88,8 +102,25 @@ def task_values(entries, kind):
     return values
 
 
-def run_args(options, task, arm, seed, out, learning_rate, epochs):
-    """`python -m` arguments of one run; `options`: the parsed flags."""
+def task_grids(entries):
+    """`["task:rate:rate", ...]` as `{task: [rate, ...]}` (GLUE tasks only); one-line errors."""
+    grids = {}
+    for entry in entries:
+        task, *rates = entry.split(":")
+        if task not in GLUE or len(rates) < 2:
+            raise ValueError(f"--learning_rate_grid: {entry!r} is not task:rate:rate[:...] with a "
+                             f"task of {list(GLUE)}.")
+        try:
+            grids[task] = [float(rate) for rate in rates]
+        except ValueError:
+            raise ValueError(f"--learning_rate_grid: {entry!r} holds a rate that is not a "
+                             "number.") from None
+    return grids
+
+
+def run_args(options, task, arm, seed, out, learning_rate, epochs, glue_dir=None):
+    """`python -m` arguments of one run; `options`: the parsed flags. `glue_dir`: a GLUE task's
+    data folder in place of the shared one, trained on whole (the rate-selection split)."""
     data = options.data_dir
     config = os.path.join(options.init_checkpoint, "bert_config.json")
     common = [
@@ -111,11 +142,63 @@ def run_args(options, task, arm, seed, out, learning_rate, epochs):
         return ["keras_bert.cli.run_ner", *common, "--do_predict",
                 f"--data_dir={os.path.join(data, 'conll2003')}",
                 f"--max_seq_length={options.max_seq_length}"]
-    glue = {"sst2": ("sst-2", "SST-2"), "mrpc": ("mrpc", "MRPC")}[task]
-    return ["keras_bert.cli.run_classifier", *common, "--do_eval", f"--task_name={glue[0]}",
-            f"--data_dir={os.path.join(data, 'glue', glue[1])}",
+    subset = task == "sst2" and glue_dir is None
+    return ["keras_bert.cli.run_classifier", *common, "--do_eval", f"--task_name={GLUE[task][0]}",
+            f"--data_dir={glue_dir or os.path.join(data, 'glue', GLUE[task][1])}",
             f"--max_seq_length={options.max_seq_length}",
-            *([f"--max_train_examples={options.sst2_train_examples}"] if task == "sst2" else [])]
+            *([f"--max_train_examples={options.sst2_train_examples}"] if subset else [])]
+
+
+def selection_split(options, task):
+    """Writes (once) the rate-selection data of a GLUE task: the training rows a seed
+    `--selection_seed` run uses (`seeded_subset`, as `run_classifier --max_train_examples`),
+    a seeded `--selection_fraction` of them as `dev.tsv` and the rest as `train.tsv`, in file
+    order under the task's header. Returns the folder."""
+    import numpy as np
+
+    from keras_bert.data.data_files import find_data_file
+    from keras_bert.data.seeded_subset import seeded_subset
+    from keras_bert.data.tasks.classification_data import GLUE_TASKS
+    from keras_bert.data.tasks.classification_data import tsv_lines
+
+    folder = os.path.join(options.output_dir, "selection", task, "data")
+    if os.path.exists(os.path.join(folder, "dev.tsv")):
+        return folder
+    spec = GLUE_TASKS[GLUE[task][0]]
+    path = find_data_file(os.path.join(options.data_dir, "glue", GLUE[task][1]), spec.train_file)
+    lines = [line for _, line in tsv_lines(path)]
+    header, rows = (lines[:1], lines[1:]) if spec.header else ([], lines)
+    size = options.sst2_train_examples if task == "sst2" else None
+    used = seeded_subset(len(rows), size, options.selection_seed)
+    held = int(round(len(used) * options.selection_fraction))
+    if not 0 < held < len(used):
+        raise ValueError(f"--selection_fraction={options.selection_fraction} holds out {held} of "
+                         f"{len(used)} examples: give a fraction that leaves some on each side.")
+    order = np.random.default_rng(options.selection_seed).permutation(len(used))
+    parts = {"dev.tsv": np.sort(used[order[:held]]), "train.tsv": np.sort(used[order[held:]])}
+    os.makedirs(folder, exist_ok=True)
+    for name in ("train.tsv", "dev.tsv"):  # dev.tsv last: its presence marks a finished split
+        with atomic_open(os.path.join(folder, name)) as f:
+            f.write("\n".join(header + [rows[i] for i in parts[name]]) + "\n")
+    return folder
+
+
+def select_rates(options, task, grid, epochs):
+    """Each arm's rate of `grid`: the best held-out score of `selection_split`, one run per arm
+    and rate (seed `--selection_seed`). Returns `{arm: rate}` and `{arm: {rate: score}}`."""
+    data = selection_split(options, task)
+    chosen, scores = {}, {}
+    for arm in options.arms:
+        scores[arm] = {}
+        for rate in grid:
+            out = os.path.join(options.output_dir, "selection", task, f"{arm}_lr{rate:g}")
+            results = run_once(run_args(options, task, arm, options.selection_seed, out, rate,
+                                        epochs, glue_dir=data), out,
+                               f"{task} {arm} rate {rate:g} (selection)")
+            scores[arm][rate] = score(task, results)
+            print(f"{task} {arm} rate {rate:g}: {scores[arm][rate]:.2f} held out", flush=True)
+        chosen[arm] = max(grid, key=lambda rate: (scores[arm][rate], -rate))  # ties: the lower
+    return chosen, scores
 
 
 def score(task, results):
@@ -159,6 +242,18 @@ def markdown(rows):
     return "\n".join(lines) + "\n"
 
 
+def selection_markdown(selection, fraction):
+    """What `select_rates` chose: a line per task and arm, every rate's held-out score."""
+    lines = []
+    for task, picked in selection.items():
+        lines.append(f"\n{TASKS[task][2]}: each arm's rate chosen on a held-out "
+                     f"{fraction:.0%} of its training examples (never the dev set):\n")
+        for arm, rate in picked["chosen"].items():
+            tried = ", ".join(f"{r:g}: {v:.2f}" for r, v in picked["held_out"][arm].items())
+            lines.append(f"- {arm}: **{rate:g}** (held-out score by rate: {tried})")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
 def plot(rows, path):
     """Bars of each arm's mean with its standard deviation, a group per task."""
     import matplotlib
@@ -188,6 +283,7 @@ def main(argv):
     del argv
     try:
         learning_rates = task_values(FLAGS.learning_rates, "learning_rates")
+        grids = task_grids(FLAGS.learning_rate_grid)
         epochs = task_values(FLAGS.epochs, "epochs")
         unknown = sorted(set(FLAGS.tasks) - set(TASKS)) + sorted(set(FLAGS.arms) - set(ARMS))
         if unknown:
@@ -202,27 +298,33 @@ def main(argv):
     except ValueError as e:
         raise app.UsageError(str(e)) from None
 
-    scores, runs = {}, []
+    scores, runs, selection = {}, [], {}
     for task in FLAGS.tasks:
+        rates = {arm: learning_rates[task] for arm in FLAGS.arms}
+        if task in grids:
+            rates, held_out = select_rates(FLAGS, task, grids[task], epochs[task])
+            selection[task] = {"chosen": rates, "held_out": held_out}
         for arm in FLAGS.arms:
+            # Runs at the task's --learning_rates keep their folder; other rates get their own.
+            where = task if rates[arm] == learning_rates[task] else f"{task}_lr{rates[arm]:g}"
             for seed in seeds:
-                out = os.path.join(FLAGS.output_dir, task, f"{arm}_seed{seed}")
+                out = os.path.join(FLAGS.output_dir, where, f"{arm}_seed{seed}")
                 results = run_once(
-                    run_args(FLAGS, task, arm, seed, out, learning_rates[task], epochs[task]), out,
+                    run_args(FLAGS, task, arm, seed, out, rates[arm], epochs[task]), out,
                     f"{task} {arm} seed {seed}",
                     results_file="test_results.json" if task == "conll" else "eval_results.json")
                 value = score(task, results)
                 scores.setdefault(task, {}).setdefault(arm, []).append(value)
                 runs.append({"task": task, "arm": arm, "seed": seed, "score": value,
-                             "results": results})
+                             "learning_rate": rates[arm], "results": results})
                 print(f"{task} {arm} seed {seed}: {value:.2f}", flush=True)
     rows = summarize(scores)
-    text = markdown(rows)
+    text = markdown(rows) + selection_markdown(selection, FLAGS.selection_fraction)
     print(text, end="")
     if FLAGS.json:
         write_json(FLAGS.json, {"init_checkpoint": FLAGS.init_checkpoint, "runs": runs,
                                 "summary": rows, "learning_rates": learning_rates,
-                                "epochs": epochs})
+                                "selection": selection, "epochs": epochs})
     if FLAGS.markdown:
         with atomic_open(FLAGS.markdown) as f:
             f.write(text)

@@ -133,9 +133,9 @@ def _train(model, strategy, config, tokenizer, task, train, dev_set, preprocesso
     """Fine-tunes `model` on `train` (or a --max_train_examples subset), scoring `dev_set`
     (`(inputs, label_ids)`) during training, and loads the best checkpoint."""
     import keras
-    import numpy as np
 
     from keras_bert.data.length_batching import length_grouped_dataset
+    from keras_bert.data.seeded_subset import seeded_subset
 
     dev_inputs, dev_labels = dev_set
 
@@ -143,9 +143,7 @@ def _train(model, strategy, config, tokenizer, task, train, dev_set, preprocesso
         logits = m.predict(dev_inputs, batch_size=FLAGS.eval_batch_size, verbose=0)
         return _scores(logits, dev_labels, task)
 
-    if FLAGS.max_train_examples and FLAGS.max_train_examples < len(train):
-        order = np.random.default_rng(FLAGS.random_seed).permutation(len(train))
-        train = [train[i] for i in sorted(order[: FLAGS.max_train_examples])]
+    train = [train[i] for i in seeded_subset(len(train), FLAGS.max_train_examples, FLAGS.random_seed)]
     steps = finetuning_flags.num_train_steps(len(train))
     with strategy.scope():
         finetuning_flags.compile_model(

@@ -138,17 +138,14 @@ def _train(model, strategy, config, tokenizer, sentences, features, jit_compile)
     import numpy as np
 
     from keras_bert.data.length_batching import length_grouped_dataset
+    from keras_bert.data.seeded_subset import seeded_subset
 
     def evaluate(m):
         results = _score(m, "valid", sentences, features)
         return {k: v for k, v in results.items() if k != "per_type"}
 
     f = features["train"]
-    if FLAGS.max_train_examples and FLAGS.max_train_examples < len(f.token_ids):
-        keep = np.sort(np.random.default_rng(FLAGS.random_seed).permutation(
-            len(f.token_ids))[: FLAGS.max_train_examples])
-    else:
-        keep = np.arange(len(f.token_ids))
+    keep = seeded_subset(len(f.token_ids), FLAGS.max_train_examples, FLAGS.random_seed)
     steps = finetuning_flags.num_train_steps(len(keep))
     with strategy.scope():
         finetuning_flags.compile_model(

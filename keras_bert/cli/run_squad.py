@@ -230,13 +230,12 @@ def _train(model, strategy, config, tokenizer, train_examples, predict_examples,
     training: returns its features then (for the final prediction), else None. With a
     `teacher` and --distill_weight, the targets mix in its start/end distributions."""
     import keras
-    import numpy as np
 
     from keras_bert.data.length_batching import length_grouped_dataset
+    from keras_bert.data.seeded_subset import seeded_subset
 
-    if FLAGS.max_train_examples and FLAGS.max_train_examples < len(train_examples):
-        order = np.random.default_rng(FLAGS.random_seed).permutation(len(train_examples))
-        train_examples = [train_examples[i] for i in sorted(order[: FLAGS.max_train_examples])]
+    train_examples = [train_examples[i] for i in seeded_subset(
+        len(train_examples), FLAGS.max_train_examples, FLAGS.random_seed)]
     features = _features(train_examples, tokenizer, True, "Training")
     steps = finetuning_flags.num_train_steps(len(features))
     distilled = teacher is not None and FLAGS.distill_weight > 0

@@ -1,6 +1,8 @@
 """`experiments.downstream_proof`: the summary's statistics, the runs it makes, and one real study of
 two arms on a tiny pretraining run."""
 
+import collections
+import gzip
 import json
 import statistics
 import subprocess
@@ -50,6 +52,44 @@ def test_one_seed_never_counts_as_beyond_the_spread():
 def test_task_values_are_checked(entries, message):
     with pytest.raises(ValueError, match=message):
         downstream_proof.task_values(entries, "learning_rates")
+
+
+@pytest.mark.parametrize("entries, message", [
+    (["sst2:1e-4"], "'sst2:1e-4' is not task:rate:rate"),
+    (["conll:1e-4:2e-4"], "'conll:1e-4:2e-4' is not task:rate:rate"),
+    (["sst2:1e-4:fast"], "holds a rate that is not a number"),
+])
+def test_learning_rate_grids_are_checked(entries, message):
+    with pytest.raises(ValueError, match=message):
+        downstream_proof.task_grids(entries)
+    assert downstream_proof.task_grids(["mrpc:1e-4:5e-4"]) == {"mrpc": [1e-4, 5e-4]}
+
+
+def test_selection_split_holds_out_part_of_the_runs_own_sst2_labels(tmp_path):
+    options = flags.FlagValues()
+    downstream_proof.define_flags(options)
+    options(["downstream_proof", "--init_checkpoint=/runs/pre", "--vocab_file=/v.txt",
+             f"--output_dir={tmp_path}", f"--data_dir={shared_data_dir()}",
+             "--sst2_train_examples=1000", "--selection_seed=2"])
+    folder = downstream_proof.selection_split(options, "sst2")
+    # The oracle: SST-2's train rows read with gzip alone, and the seed-2 run's 1,000 rows by
+    # the definition of --max_train_examples (a numpy permutation's first 1,000, in file order).
+    with gzip.open(shared_data_dir() / "glue" / "SST-2" / "train.tsv.gz", "rt", encoding="utf-8") as f:
+        header, *rows = [line.rstrip("\n") for line in f if line.strip()]
+    used = [rows[i] for i in sorted(np.random.default_rng(2).permutation(len(rows))[:1000])]
+    train = (tmp_path / "selection" / "sst2" / "data" / "train.tsv").read_text().splitlines()
+    dev = (tmp_path / "selection" / "sst2" / "data" / "dev.tsv").read_text().splitlines()
+    assert folder == str(tmp_path / "selection" / "sst2" / "data")
+    assert train[0] == dev[0] == header
+    assert (len(train) - 1, len(dev) - 1) == (800, 200)
+    assert collections.Counter(train[1:] + dev[1:]) == collections.Counter(used)
+    for part in (train[1:], dev[1:]):  # each part in file order: a subsequence of `used`
+        remaining = iter(used)
+        assert all(row in remaining for row in part)
+    # Made once: a second call reads the folder.
+    (tmp_path / "selection" / "sst2" / "data" / "dev.tsv").write_text(header + "\n")
+    assert downstream_proof.selection_split(options, "sst2") == folder
+    assert (tmp_path / "selection" / "sst2" / "data" / "dev.tsv").read_text() == header + "\n"
 
 
 @pytest.fixture
@@ -125,6 +165,38 @@ def test_a_study_of_two_arms_on_a_tiny_pretraining_run(tmp_path):
     # Finished runs are read, not repeated.
     again = _cli("experiments.downstream_proof", *study)
     assert again.returncode == 0 and "$ " not in again.stdout, again.stdout[-2000:]
+
+    # Each arm at its own rate: the grid's best on a held-out quarter of its 8 examples.
+    grid = [a for a in study if not a.startswith(("--json", "--seeds"))] + [
+        "--seeds=0", "--learning_rate_grid=sst2:2e-2:1e-5", "--selection_fraction=0.25",
+        f"--json={tmp_path / 'grid.json'}"]
+    done = _cli("experiments.downstream_proof", *grid)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads((tmp_path / "grid.json").read_text())
+    held = (tmp_path / "study" / "selection" / "sst2" / "data" / "dev.tsv").read_text().splitlines()
+    assert len(held) == 1 + 2
+    commands = {}  # --output_dir -> the run's arguments, from the "$ ..." lines printed
+    for line in done.stdout.splitlines():
+        if line.startswith("$ "):
+            args = dict(a.split("=", 1) for a in line.split()[3:] if "=" in a)
+            commands[args["--output_dir"]] = args
+    for arm in downstream_proof.ARMS:
+        held_out = {}
+        for rate in ("0.02", "1e-05"):
+            folder = tmp_path / "study" / "selection" / "sst2" / f"{arm}_lr{rate}"
+            results = json.loads((folder / "eval_results.json").read_text())
+            assert results["num_examples"] == 2  # scored on the held-out rows, not the dev set
+            assert float(commands[str(folder)]["--learning_rate"]) == float(rate)
+            assert "(6 examples" in (folder / "log.txt").read_text()
+            held_out[float(rate)] = 100 * results["accuracy"]
+        best = max(held_out, key=lambda r: (held_out[r], -r))
+        assert summary["selection"]["sst2"]["chosen"][arm] == best
+        run, = [r for r in summary["runs"] if r["arm"] == arm]
+        assert run["learning_rate"] == best
+        final = tmp_path / "study" / f"sst2_lr{best:g}" / f"{arm}_seed0"
+        assert json.loads((final / "eval_results.json").read_text())["num_examples"] == 872
+        assert float(commands[str(final)]["--learning_rate"]) == best
+        assert "(8 examples" in (final / "log.txt").read_text()
 
 
 def test_a_pretraining_run_without_config_is_a_one_line_error(tmp_path):

@@ -85,13 +85,20 @@ def generic_tsv_task(path, labels=None):
     )
 
 
-def _rows(path):
+def tsv_lines(path):
+    """`(line_number, line)` for each non-blank line of a task's TSV file (`.gz` too), the
+    header included, without its line break: the rows the readers here see, in order."""
     # utf-8-sig: MRPC's files start with a byte-order mark.
     with io.StringIO(read_data_text(path, TsvFormatError, "utf-8-sig"), newline="") as f:
         for line_number, line in enumerate(f, 1):
             line = line.rstrip("\r\n")
             if line.strip():
-                yield line_number, line.split("\t")
+                yield line_number, line
+
+
+def _rows(path):
+    for line_number, line in tsv_lines(path):
+        yield line_number, line.split("\t")
 
 
 @keras_bert_export("keras_bert.data.read_classification_examples")
