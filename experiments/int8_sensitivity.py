@@ -36,10 +36,17 @@ def main():
     parser.add_argument("--init_checkpoint", required=True, help="a fine-tuning output dir")
     parser.add_argument("--calibration_file", required=True)
     parser.add_argument("--num_calibration_examples", type=int, default=200)
+    parser.add_argument("--profile_ratio", type=float, default=4.0,
+                        help="int8_profile's ratio: the peak ratio that starts a dimension group")
+    parser.add_argument("--max_groups", type=int, default=3,
+                        help="int8_profile's most dimension groups of the residual stream")
+    parser.add_argument("--families", default=",".join(FAMILIES),
+                        help="comma-separated families to turn off one at a time ('' for none)")
     add_task_arguments(parser)
     args = parser.parse_args()
 
     from export.quantization.fake_quant import FakeQuant, WeightFakeQuant, fake_quant_layers
+    from export.quantization.int8_profile import int8_profile
     from export.quantization.qat import int8_graph
     from export.task.task_model import load_task_model
     from keras_bert.checkpoints.run_folder import VOCAB_FILE
@@ -56,7 +63,10 @@ def main():
 
     print(f"{'float':28s} {evaluation.score(predict(model))}")
 
-    graph = int8_graph(model, calibration)
+    graph = int8_graph(model, calibration, ratio=args.profile_ratio, max_groups=args.max_groups)
+    profile = int8_profile(model, calibration, ratio=args.profile_ratio, max_groups=args.max_groups)
+    print(f"profile ratio {args.profile_ratio}, max_groups {args.max_groups}: stream groups of "
+          f"{[len(g) for g in profile['groups']]} dimensions", flush=True)
     quantizers = fake_quant_layers(graph)
 
     def score(label, is_off):
@@ -71,7 +81,7 @@ def main():
     score("int8 (all on)", lambda layer: False)
     score("weights off", lambda layer: isinstance(layer, WeightFakeQuant))
     score("activations off", lambda layer: isinstance(layer, FakeQuant))
-    for family in FAMILIES:
+    for family in [f for f in args.families.split(",") if f]:
         score(f"{family} off",
               lambda layer, f=family: isinstance(layer, FakeQuant) and re.search(f, layer.path))
 

@@ -12,6 +12,8 @@ Rerun: the command below.
 QAT fine-tunes the shared float weights while it trains them for int8, so an int8 file can
 score above the model it started from. This scores those trained weights in float (every fake
 quant off): the int8 file's score minus this one is what the int8 graph costs alone.
+With `--fake_quant=quantize` it scores the QAT graph itself (Keras fake quant, what QAT
+trained): the int8 file's score minus that one is what conversion and LiteRT's kernels cost.
 """
 
 import argparse
@@ -29,6 +31,8 @@ def main():
     parser.add_argument("--init_checkpoint", required=True, help="the fine-tuning output dir")
     parser.add_argument("--qat_dir", required=True,
                         help="export.cli's <export_dir>/qat/<model_name> (ckpt/, int8_profile.json)")
+    parser.add_argument("--fake_quant", choices=("off", "quantize"), default="off",
+                        help="off: the float weights; quantize: the int8 graph in Keras")
     add_task_arguments(parser)
     args = parser.parse_args()
     args.max_examples = args.max_examples or None  # 0: every held-out question
@@ -51,8 +55,9 @@ def main():
     _, evaluation = task_data(args, os.path.join(model_folder(args.init_checkpoint), VOCAB_FILE))
     qat({k: v[:1] for k, v in evaluation.inputs.items()})
     tf.train.Checkpoint(model=qat).restore(latest).expect_partial()
-    set_fake_quant_mode(qat, "off")
-    print(f"{latest}, float weights: {evaluation.score(keras_outputs(model, evaluation.inputs))}")
+    set_fake_quant_mode(qat, args.fake_quant)
+    scored, what = (model, "float weights") if args.fake_quant == "off" else (qat, "Keras fake quant")
+    print(f"{latest}, {what}: {evaluation.score(keras_outputs(scored, evaluation.inputs))}")
 
 
 if __name__ == "__main__":

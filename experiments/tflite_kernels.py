@@ -66,9 +66,15 @@ def main():
     parser.add_argument("--tflite", required=True)
     parser.add_argument("--vocab_file", required=True)
     parser.add_argument("--check_input", type=int, default=0,
-                        help="the input whose ops are checked against exact arithmetic")
+                        help="the input whose ops are checked against exact arithmetic (-1: none)")
+    parser.add_argument("--resolvers", default=",".join(RESOLVERS),
+                        help=f"comma-separated, of {RESOLVERS}")
     add_task_arguments(parser)
     args = parser.parse_args()
+    args.max_examples = args.max_examples or None  # 0: every held-out question
+    resolvers = args.resolvers.split(",")
+    if set(resolvers) - set(RESOLVERS):
+        parser.error(f"--resolvers={args.resolvers}: each must be one of {RESOLVERS}")
 
     from export.quantization.int8_ops import op_errors
     from export.task.signature_names import exported_inputs
@@ -77,11 +83,13 @@ def main():
     inputs = exported_inputs(evaluation.inputs)
     count = len(inputs["ids"])
     print(f"{evaluation.description}")
-    for resolver in RESOLVERS:
+    for resolver in resolvers:
         runner = interpreter(args.tflite, resolver).get_signature_runner()
         outputs = [runner(**{k: v[i:i + 1] for k, v in inputs.items()}) for i in range(count)]
         logits = {k: np.concatenate([o[k] for o in outputs]) for k in outputs[0]}
-        print(f"{resolver:34s} {evaluation.score(logits)}")
+        print(f"{resolver:34s} {evaluation.score(logits)}", flush=True)
+    if args.check_input < 0:
+        return
 
     feed = {k: v[args.check_input:args.check_input + 1] for k, v in inputs.items()}
     print(f"int8 ops more than 1 grid step from exact arithmetic on their own inputs "

@@ -527,11 +527,11 @@ def calibrate(qat_model, inputs, batch_size=16, num_batches=None, only_unseen=Fa
     return qat_model
 
 
-def int8_graph(model, representative_inputs):
+def int8_graph(model, representative_inputs, **profile_options):
     """The calibrated full-int8 graph of a float keras_bert task model (post-training).
 
     Profiles the model's outlier dimensions on the first inputs
-    (`export.quantization.int8_profile`), builds `quantize_aware(model, profile=...)` and
+    (`export.quantization.int8_profile`; `profile_options` are its `ratio` and `max_groups`), builds `quantize_aware(model, profile=...)` and
     calibrates its ranges on all of `representative_inputs`. Converting the result with
     `export.tflite.conversion.export_tflite(..., quantization="full_int8")` is post-training
     full int8 that keeps the padding mask, the attention scores and the outlier dimensions on usable
@@ -539,5 +539,5 @@ def int8_graph(model, representative_inputs):
     """
     from export.quantization.int8_profile import int8_profile
 
-    profile = int8_profile(model, representative_inputs)
+    profile = int8_profile(model, representative_inputs, **profile_options)
     return calibrate(quantize_aware(model, profile=profile), representative_inputs)
