@@ -4,7 +4,10 @@
 # docs/runs/pretraining_ablation.sh), for PRETRAIN_HOURS of wall clock (default 2). Re-running
 # it resumes from the last checkpoint (the budget's spent seconds are checkpointed); when the
 # budget is spent it writes the model as a float16 Hugging Face folder (PRETRAIN_EXPORT).
+# PRETRAIN_INIT: start from another run's weights (its output_dir) with a fresh budget schedule.
 #   nohup docs/runs/pretrain_budget_run.sh >> runs/pretrain_budget/log.txt 2>&1 &
+#   PRETRAIN_DIR=runs/pretrain_budget_cont PRETRAIN_HOURS=6 PRETRAIN_INIT=runs/pretrain_budget/model \
+#     nohup docs/runs/pretrain_budget_run.sh >> runs/pretrain_budget_cont.log 2>&1 &
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=.venv/bin/python
@@ -28,4 +31,5 @@ fi
 $PY -m keras_bert.cli.run_pretraining --recipe=budget --budget_hours=$HOURS \
   --input_file=$D/packed.tfrecord --vocab_file=$V --bert_config_file=$D/bert_config.json \
   --output_dir=$D/model --max_seq_length=128 --max_predictions_per_seq=20 \
-  --train_batch_size=64 --learning_rate=1e-3 --save_checkpoints_steps=250 --iterations_per_loop=10
+  --train_batch_size=64 --learning_rate=1e-3 --save_checkpoints_steps=250 --iterations_per_loop=10 \
+  ${PRETRAIN_INIT:+--init_checkpoint=$PRETRAIN_INIT}

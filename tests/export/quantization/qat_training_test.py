@@ -52,6 +52,7 @@ class QatTrainingTest(TestCase):
             quantization_aware_finetune(model, inputs, labels, out, steps=2, batch_size=6,
                                         teacher_weight=0.25, log=lambda *_: None)
             teacher = np.load(os.path.join(out, "teacher.npz"))
+            self.assertNotIn("teacher.npz.tmp.npz", os.listdir(out))  # renamed when complete
             probs = teacher["start_logits"]  # [n, S]: the float model's, before any QAT step
             real = inputs["padding_mask"] > 0
             self.assertEqual(probs.shape, real.shape)
