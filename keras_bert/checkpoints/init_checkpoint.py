@@ -12,15 +12,22 @@ def _is_hf_dir(path):
     return os.path.isdir(path) and os.path.exists(os.path.join(path, "config.json"))
 
 
+# bert_config.json keys that shape no weight: a budget-recipe run trains without dropout but
+# saves the fine-tuning rates, and warm-starting from it must not be refused for that.
+_NOT_IN_WEIGHTS = ("hidden_dropout_prob", "attention_probs_dropout_prob", "initializer_range")
+
+
 def _check_config(model, config_path, path):
-    """Our run directories carry bert_config.json: compare it before reading any tensor."""
+    """Our run directories carry bert_config.json: compare its weight-shaping keys before
+    reading any tensor."""
     if not os.path.exists(config_path):
         return
     with open(config_path) as f:
         saved = json.load(f)
     encoder = getattr(model, "encoder", model)
     ours = encoder.bert_config.to_dict()
-    differ = {k: (saved[k], ours[k]) for k in ours if k in saved and saved[k] != ours[k]}
+    differ = {k: (saved[k], ours[k]) for k in ours
+              if k in saved and saved[k] != ours[k] and k not in _NOT_IN_WEIGHTS}
     if differ:
         details = ", ".join(f"{k}: checkpoint {a} vs model {b}" for k, (a, b) in differ.items())
         raise ValueError(

@@ -92,6 +92,14 @@ def test_warm_start_from_tf1_and_own_checkpoints_and_config_mismatch(records, tm
         load_init_checkpoint(fresh, source)
         for a, b in zip(fresh.weights, trainer.model.weights):
             np.testing.assert_array_equal(np.array(a), np.array(b))
+    # Dropout shapes no weight: a model with other rates warm-starts from the run.
+    dropped = BertPretrainer(BertEncoder(**{**train_worker.CONFIG, "hidden_dropout_prob": 0.1,
+                                            "attention_probs_dropout_prob": 0.1}))
+    assert dropped.encoder.bert_config.to_dict()["hidden_dropout_prob"] != json.loads(
+        (tmp_path / "run" / "bert_config.json").read_text())["hidden_dropout_prob"]
+    load_init_checkpoint(dropped, tmp_path / "run")
+    for a, b in zip(dropped.weights, trainer.model.weights):
+        np.testing.assert_array_equal(np.array(a), np.array(b))
     wider = BertPretrainer(BertEncoder(**{**train_worker.CONFIG, "intermediate_size": 16}))
     with pytest.raises(ValueError, match="intermediate_size: checkpoint 12 vs model 16"):
         load_init_checkpoint(wider, tmp_path / "run")
