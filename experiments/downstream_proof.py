@@ -284,6 +284,9 @@ def main(argv):
     try:
         learning_rates = task_values(FLAGS.learning_rates, "learning_rates")
         grids = task_grids(FLAGS.learning_rate_grid)
+        if grids and not 0.0 < FLAGS.selection_fraction < 1.0:
+            raise ValueError(f"--selection_fraction={FLAGS.selection_fraction}: give the held-out "
+                             "share as a number between 0 and 1, such as 0.2.")
         epochs = task_values(FLAGS.epochs, "epochs")
         unknown = sorted(set(FLAGS.tasks) - set(TASKS)) + sorted(set(FLAGS.arms) - set(ARMS))
         if unknown:
@@ -302,7 +305,10 @@ def main(argv):
     for task in FLAGS.tasks:
         rates = {arm: learning_rates[task] for arm in FLAGS.arms}
         if task in grids:
-            rates, held_out = select_rates(FLAGS, task, grids[task], epochs[task])
+            try:
+                rates, held_out = select_rates(FLAGS, task, grids[task], epochs[task])
+            except ValueError as e:  # too few examples on one side of the split
+                raise app.UsageError(str(e)) from None
             selection[task] = {"chosen": rates, "held_out": held_out}
         for arm in FLAGS.arms:
             # Runs at the task's --learning_rates keep their folder; other rates get their own.

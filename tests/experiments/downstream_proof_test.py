@@ -199,6 +199,16 @@ def test_a_study_of_two_arms_on_a_tiny_pretraining_run(tmp_path):
         assert "(8 examples" in (final / "log.txt").read_text()
 
 
+def test_a_held_out_share_outside_0_to_1_is_a_one_line_error(tmp_path):
+    (tmp_path / "bert_config.json").write_text("{}")
+    done = _cli("experiments.downstream_proof", f"--init_checkpoint={tmp_path}", "--vocab_file=v.txt",
+                "--tasks=sst2", "--learning_rate_grid=sst2:1e-4:2e-4", "--selection_fraction=1.5",
+                f"--output_dir={tmp_path / 'study'}")
+    assert done.returncode != 0
+    assert "--selection_fraction=1.5: give the held-out share as a number between 0 and 1" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "study").exists()
+
+
 def test_a_pretraining_run_without_config_is_a_one_line_error(tmp_path):
     done = _cli("experiments.downstream_proof", f"--init_checkpoint={tmp_path}", "--vocab_file=v.txt")
     assert done.returncode != 0
