@@ -31,6 +31,7 @@ trains on the first and is scored on the second (never on the dev set), and each
 rate then runs every seed on all of those examples, scored on the dev set as usual.
 """
 
+import json
 import os
 import statistics
 
@@ -71,6 +72,10 @@ def define_flags(flag_values=flags.FLAGS):
     define("list", "learning_rate_grid", [],
            "task:rate:rate:...; for these GLUE tasks each arm runs at the rate of the grid that "
            "scores best on a held-out part of its training examples (not --learning_rates).")
+    define("list", "imported_runs", [],
+           "task:folder; this task's runs were made elsewhere and are read, not run: "
+           "<folder>/<arm>_seed<k>/gpu_squad_results.json (squad only: tools/gpu_proof_call.sh, "
+           "the same recipe under JAX on a lent GPU).")
     define("float", "selection_fraction", 0.2, "The held-out share of the training examples "
            "that picks each arm's rate (--learning_rate_grid).")
     define("integer", "selection_seed", 0, "The seed whose training examples are split to pick "
@@ -116,6 +121,41 @@ def task_grids(entries):
             raise ValueError(f"--learning_rate_grid: {entry!r} holds a rate that is not a "
                              "number.") from None
     return grids
+
+
+def imported_folders(entries):
+    """`["task:folder", ...]` as `{task: folder}` (squad only); one-line errors."""
+    folders = {}
+    for entry in entries:
+        task, sep, folder = entry.partition(":")
+        if task != "squad" or not sep or not folder:
+            raise ValueError(f"--imported_runs: {entry!r} is not squad:<folder> (only SQuAD's "
+                             "runs come from elsewhere: tools/gpu_proof_call.sh).")
+        folders[task] = folder
+    return folders
+
+
+def imported_run(folder, arm, seed, learning_rate, epochs):
+    """The results of one SQuAD run of tools/gpu_proof_call.sh, checked against the settings this
+    study would have run with: a run of another arm, seed, rate, length or one stopped short is
+    refused in one line, never averaged in."""
+    path = os.path.join(folder, f"{arm}_seed{seed}", "gpu_squad_results.json")
+    if not os.path.exists(path):
+        raise ValueError(f"--imported_runs: {path} is missing: run tools/gpu_proof_call.sh on the "
+                         f"GPU machine and unpack its proof.tgz into {folder}.")
+    with open(path) as f:
+        results = json.load(f)
+    expected = {"random_init": arm == "random", "random_seed": seed,
+                "learning_rate": learning_rate, "num_train_epochs": epochs,
+                "steps_done": results.get("steps")}
+    wrong = {k: (results.get(k), v) for k, v in expected.items() if results.get(k) != v}
+    if "eval" not in results:
+        wrong["eval"] = (None, "the dev set's scores")
+    if wrong:
+        detail = ", ".join(f"{k}={got!r} (the study needs {want!r})"
+                           for k, (got, want) in wrong.items())
+        raise ValueError(f"--imported_runs: {path} is not this study's run: {detail}.")
+    return dict(results["eval"], backend=results.get("backend"), imported_from=path)
 
 
 def run_args(options, task, arm, seed, out, learning_rate, epochs, glue_dir=None):
@@ -283,6 +323,7 @@ def main(argv):
     del argv
     try:
         learning_rates = task_values(FLAGS.learning_rates, "learning_rates")
+        imported = imported_folders(FLAGS.imported_runs)
         grids = task_grids(FLAGS.learning_rate_grid)
         if grids and not 0.0 < FLAGS.selection_fraction < 1.0:
             raise ValueError(f"--selection_fraction={FLAGS.selection_fraction}: give the held-out "
@@ -315,10 +356,17 @@ def main(argv):
             where = task if rates[arm] == learning_rates[task] else f"{task}_lr{rates[arm]:g}"
             for seed in seeds:
                 out = os.path.join(FLAGS.output_dir, where, f"{arm}_seed{seed}")
-                results = run_once(
-                    run_args(FLAGS, task, arm, seed, out, rates[arm], epochs[task]), out,
-                    f"{task} {arm} seed {seed}",
-                    results_file="test_results.json" if task == "conll" else "eval_results.json")
+                if task in imported:
+                    try:
+                        results = imported_run(imported[task], arm, seed, rates[arm],
+                                               epochs[task])
+                    except ValueError as e:
+                        raise app.UsageError(str(e)) from None
+                else:
+                    results = run_once(
+                        run_args(FLAGS, task, arm, seed, out, rates[arm], epochs[task]), out,
+                        f"{task} {arm} seed {seed}",
+                        results_file="test_results.json" if task == "conll" else "eval_results.json")
                 value = score(task, results)
                 scores.setdefault(task, {}).setdefault(arm, []).append(value)
                 runs.append({"task": task, "arm": arm, "seed": seed, "score": value,
@@ -326,11 +374,17 @@ def main(argv):
                 print(f"{task} {arm} seed {seed}: {value:.2f}", flush=True)
     rows = summarize(scores)
     text = markdown(rows) + selection_markdown(selection, FLAGS.selection_fraction)
+    for task, folder in imported.items():
+        backends = sorted({r["results"]["backend"] for r in runs if r["task"] == task})
+        text += (f"\n{task}'s runs were made by tools/gpu_proof_call.sh (tools/gpu_squad.py, "
+                 f"Keras on {', '.join(map(str, backends))}, the same recipe) and read from "
+                 f"{folder}.\n")
     print(text, end="")
     if FLAGS.json:
         write_json(FLAGS.json, {"init_checkpoint": FLAGS.init_checkpoint, "runs": runs,
                                 "summary": rows, "learning_rates": learning_rates,
-                                "selection": selection, "epochs": epochs})
+                                "selection": selection, "epochs": epochs,
+                                "imported_runs": imported})
     if FLAGS.markdown:
         with atomic_open(FLAGS.markdown) as f:
             f.write(text)

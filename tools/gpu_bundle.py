@@ -42,6 +42,16 @@ flags.DEFINE_string("output_dir", ".gpu", "Where the pieces go (git-ignored).")
 flags.DEFINE_integer("part_mb", 28, "Largest part, in MB (the repo itself takes ~30 of the 64).")
 flags.DEFINE_integer("squad_windows", 0, "Also pack this many SQuAD train windows (0: none; "
                                          "-1: all, for tools/gpu_squad.py).")
+flags.DEFINE_integer("squad_max_seq_length", 384, "Window length of the packed windows.")
+flags.DEFINE_integer("squad_doc_stride", 128, "Stride between one context's packed windows.")
+flags.DEFINE_integer("squad_train_examples", 0,
+                     "With --squad_seeds: pack, per seed, the windows of the seeded subset of this "
+                     "many questions that `run_squad --max_train_examples --random_seed` trains "
+                     "on (squad_windows_seed<k>.npz), instead of --squad_windows' first windows.")
+flags.DEFINE_list("squad_seeds", [], "The seeds of --squad_train_examples' subsets.")
+flags.DEFINE_bool("carry_weights", True, "Bundle --init_checkpoint's weights. False where the "
+                                         "folder travels with the working tree anyway (a tracked "
+                                         "docs/runs folder): only its config and vocabulary go.")
 flags.DEFINE_string("data_dir", "../shared/data", "The shared data folder (for --squad_windows).")
 flags.DEFINE_string("init_checkpoint", None, "The Hugging Face folder to carry (config.json, "
                                              "model.safetensors, vocab.txt): default "
@@ -69,8 +79,12 @@ def _wheels(directory):
     subprocess.run(command + [f"keras=={keras.__version__}", *WHEELS], check=True)
 
 
-def _squad_windows(path, count, vocab_file):
-    """The first `count` SQuAD train windows at seq 384 (all for -1), packed by the core."""
+def _squad_windows(out, vocab_file):
+    """Packs SQuAD train windows (`--squad_max_seq_length`, `--squad_doc_stride`) by the core
+    under `out`: the first `--squad_windows` (all for -1) as squad_windows.npz, or per seed of
+    `--squad_seeds` the windows of that seed's `--squad_train_examples` questions as
+    squad_windows_seed<k>.npz. Returns the files."""
+    from keras_bert.data.seeded_subset import seeded_subset
     from keras_bert.data.tasks.squad_examples import read_squad_examples
     from keras_bert.data.tasks.squad_features import convert_squad_examples
     from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
@@ -79,11 +93,23 @@ def _squad_windows(path, count, vocab_file):
     tokenizer = ReferenceTokenizer(vocab_file)
     examples = read_squad_examples(
         os.path.join(FLAGS.data_dir, "squad", "train-v1.1-reconstructed.json.gz"), is_training=True)
-    if count > 0:
-        examples = examples[: count]
-    features = convert_squad_examples(examples, tokenizer, max_seq_length=384, doc_stride=128,
-                                      is_training=True)
-    pack_windows(features, path, count if count > 0 else None)
+
+    def windows(chosen):
+        return convert_squad_examples(chosen, tokenizer, max_seq_length=FLAGS.squad_max_seq_length,
+                                      doc_stride=FLAGS.squad_doc_stride, is_training=True)
+
+    if FLAGS.squad_seeds:
+        files = []
+        for seed in FLAGS.squad_seeds:
+            rows = seeded_subset(len(examples), FLAGS.squad_train_examples, int(seed))
+            files.append(os.path.join(out, f"squad_windows_seed{seed}.npz"))
+            pack_windows(windows([examples[i] for i in rows]), files[-1])
+        return files
+    count = FLAGS.squad_windows
+    path = os.path.join(out, "squad_windows.npz")
+    pack_windows(windows(examples[:count] if count > 0 else examples), path,
+                 count if count > 0 else None)
+    return [path]
 
 
 def main(argv):
@@ -97,6 +123,18 @@ def main(argv):
         raise app.UsageError(f"--init_checkpoint {model_dir} has no model.safetensors; pass a "
                              "Hugging Face folder (tools/gpu_squad.py writes one).")
     # Checked before the old bundle is removed, so a bad flag loses nothing.
+    if bool(FLAGS.squad_seeds) != (FLAGS.squad_train_examples > 0):
+        raise app.UsageError("--squad_seeds and --squad_train_examples go together: the seeded "
+                             "subsets need both (e.g. --squad_train_examples=20000 "
+                             "--squad_seeds=0,1,2).")
+    if FLAGS.squad_seeds and FLAGS.squad_windows:
+        raise app.UsageError("--squad_windows packs the first windows; with --squad_seeds the "
+                             "seeded subsets are packed instead. Give one of them.")
+    try:
+        [int(seed) for seed in FLAGS.squad_seeds]
+    except ValueError:
+        raise app.UsageError(f"--squad_seeds={','.join(FLAGS.squad_seeds)}: give whole numbers, "
+                             "such as 0,1,2.") from None
     out = FLAGS.output_dir
     if os.path.exists(out):
         shutil.rmtree(out)
@@ -104,22 +142,25 @@ def main(argv):
     part_bytes = FLAGS.part_mb * 1_000_000
     if FLAGS.download_wheels:
         _wheels(os.path.join(out, "whl"))
-    if FLAGS.weights_dtype == "float16":
+    if FLAGS.weights_dtype == "float16" and FLAGS.carry_weights:
         weights = float16_copy(weights, os.path.join(out, "model.safetensors"))
-    parts = split_file(weights, out, part_bytes)
+    if FLAGS.carry_weights:
+        parts = split_file(weights, out, part_bytes)
+    else:
+        parts = [os.path.join(out, "part00")]
+        os.makedirs(parts[0])
     for name in ("config.json", "vocab.txt"):
         shutil.copy(os.path.join(model_dir, name), parts[0])
     if os.path.exists(os.path.join(model_dir, "bert_config.json")):  # a folder gpu_squad wrote
         shutil.copy(os.path.join(model_dir, "bert_config.json"), parts[0])
     digest = hashlib.sha256(open(weights, "rb").read()).hexdigest()
-    if FLAGS.weights_dtype == "float16":
+    if FLAGS.weights_dtype == "float16" and FLAGS.carry_weights:
         os.remove(weights)
-    if FLAGS.squad_windows:
+    if FLAGS.squad_windows or FLAGS.squad_seeds:
         shutil.copy(os.path.join(FLAGS.data_dir, "squad", "dev-v1.1.json.gz"), out)
-        packed = os.path.join(out, "squad_windows.npz")
-        _squad_windows(packed, FLAGS.squad_windows, os.path.join(model_dir, "vocab.txt"))
-        parts += split_file(packed, out, part_bytes, start_part=len(parts))
-        os.remove(packed)
+        for packed in _squad_windows(out, os.path.join(model_dir, "vocab.txt")):
+            parts += split_file(packed, out, part_bytes, start_part=len(parts))
+            os.remove(packed)
     sizes = {p: sum(os.path.getsize(f) for f in glob.glob(os.path.join(p, "*"))) for p in parts}
     lines = [
         "Pieces for the GPU machine (tools/gpu_bundle.py). One call per part, each carrying it",
@@ -135,6 +176,9 @@ def main(argv):
         lines.append("  cat .gpu/part*/squad_windows.npz.* > /tmp/squad_windows.npz")
         lines.append("  # carry .gpu/dev-v1.1.json.gz too: tools/gpu_squad.py --predict_file scores on it")
         lines.append("  # or, all of it in one call (carry .gpu): bash tools/gpu_squad_call.sh parent|student")
+    if FLAGS.squad_seeds:
+        lines.append("  # per seed k: cat .gpu/part*/squad_windows_seed<k>.npz.* > /tmp/squad_windows_seed<k>.npz")
+        lines.append("  # or, all of it in one call: bash tools/gpu_proof_call.sh (the downstream proof's SQuAD runs)")
     lines += ["", "Parts (bytes):"] + [f"  {p}: {n}" for p, n in sizes.items()]
     with open(os.path.join(out, "README"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -42,6 +42,9 @@ from tools.squad_windows import load_windows
 FLAGS = flags.FLAGS
 flags.DEFINE_string("init_checkpoint", None, "A Hugging Face BERT folder: the pretrained encoder, "
                                              "or (with --student_layers) the fine-tuned teacher.")
+flags.DEFINE_bool("random_init", False, "Read only --init_checkpoint's config and vocabulary and "
+                                        "start from random weights of that shape (the random arm "
+                                        "of experiments/downstream_proof.py).")
 flags.DEFINE_string("train_windows", None, "Training windows (.npz) from tools.squad_windows.pack_windows.")
 flags.DEFINE_string("predict_file", None, "SQuAD v1.1 JSON(.gz) scored at the end (optional).")
 flags.DEFINE_string("output_dir", None, "The fine-tuned model's Hugging Face folder and scores.")
@@ -81,6 +84,12 @@ def _models():
     from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
     from keras_bert.models.layer_selection import select_layers
 
+    if FLAGS.random_init:
+        from keras_bert.checkpoints.hf_checkpoint import read_hf_config
+        from keras_bert.models.bert_encoder import BertEncoder
+
+        return BertQuestionAnswerer(BertEncoder.from_bert_config(
+            read_hf_config(FLAGS.init_checkpoint))), None
     model = BertQuestionAnswerer(encoder_from_hf_checkpoint(FLAGS.init_checkpoint))
     if not FLAGS.student_layers:
         return model, None
@@ -107,7 +116,7 @@ def _targets(teacher, inputs, labels):
 
 
 def _score(model):
-    """Official v1.1 EM / F1 of `model` on --predict_file."""
+    """`(official v1.1 EM / F1 of `model` on --predict_file, {question id: answer})`."""
     from keras_bert.data.tasks.squad_examples import read_squad_examples
     from keras_bert.data.tasks.squad_features import convert_squad_examples
     from keras_bert.data.tasks.squad_predictions import decode_squad_predictions
@@ -123,7 +132,7 @@ def _score(model):
     predictions, _, _ = decode_squad_predictions(
         examples, features, outputs["start_logits"], outputs["end_logits"], n_best_size=20,
         max_answer_length=30, do_lower_case=True)
-    return evaluate_squad_file(FLAGS.predict_file, predictions)
+    return evaluate_squad_file(FLAGS.predict_file, predictions), predictions
 
 
 def _progress_callback(steps, started):
@@ -155,6 +164,9 @@ def main(argv):
     if FLAGS.max_train_seconds < 0:
         raise app.UsageError(f"--max_train_seconds must be >= 0 (0: no limit), got "
                              f"{FLAGS.max_train_seconds}.")
+    if FLAGS.random_init and FLAGS.student_layers:
+        raise app.UsageError("--random_init and --student_layers exclude each other: a student "
+                             "starts from its teacher's weights.")
     if FLAGS.distill_weight and not FLAGS.student_layers:
         raise app.UsageError("--distill_weight needs --student_layers (the teacher is "
                              "--init_checkpoint).")
@@ -206,11 +218,13 @@ def main(argv):
                    dtype_policy=FLAGS.dtype_policy, student_layers=FLAGS.student_layers,
                    distill_weight=FLAGS.distill_weight, learning_rate=FLAGS.learning_rate,
                    num_train_epochs=FLAGS.num_train_epochs, random_seed=FLAGS.random_seed,
-                   save_dtype=FLAGS.save_dtype)
-    if FLAGS.predict_file:
-        results["eval"] = _score(model)
+                   save_dtype=FLAGS.save_dtype, random_init=FLAGS.random_init)
     from keras_bert.atomic_files import atomic_open
 
+    if FLAGS.predict_file:
+        results["eval"], predictions = _score(model)
+        with atomic_open(os.path.join(FLAGS.output_dir, "predictions.json")) as f:
+            json.dump(predictions, f)
     with atomic_open(os.path.join(FLAGS.output_dir, "gpu_squad_results.json")) as f:
         json.dump(results, f, indent=1)
     print(json.dumps(results), flush=True)

@@ -214,3 +214,50 @@ def test_a_pretraining_run_without_config_is_a_one_line_error(tmp_path):
     assert done.returncode != 0
     assert f"--init_checkpoint={tmp_path} has no bert_config.json" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _gpu_run(folder, arm, seed, f1, **changes):
+    """A `tools/gpu_squad.py` results file as tools/gpu_proof_call.sh brings it back."""
+    results = dict(steps=2733, steps_done=2733, random_init=arm == "random", random_seed=seed,
+                   learning_rate=5e-4, num_train_epochs=2.0, backend="jax",
+                   eval={"exact_match": f1 - 10.0, "f1": f1})
+    results.update(changes)
+    (folder / f"{arm}_seed{seed}").mkdir(parents=True, exist_ok=True)
+    (folder / f"{arm}_seed{seed}" / "gpu_squad_results.json").write_text(json.dumps(results))
+
+
+def test_squad_runs_made_on_a_gpu_are_read_not_run(tmp_path):
+    (tmp_path / "bert_config.json").write_text("{}")
+    gpu = tmp_path / "gpu"
+    scores = {"pretrained": [40.0, 42.0, 41.0], "random": [30.0, 31.5, 29.0]}
+    for arm, values in scores.items():
+        for seed, f1 in enumerate(values):
+            _gpu_run(gpu, arm, seed, f1)
+    args = ["experiments.downstream_proof", f"--init_checkpoint={tmp_path}", "--vocab_file=v.txt",
+            "--tasks=squad", f"--output_dir={tmp_path / 'study'}", f"--imported_runs=squad:{gpu}",
+            f"--json={tmp_path / 'proof.json'}"]
+    done = _cli(*args)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert not (tmp_path / "study").exists()  # nothing ran here
+    proof = json.loads((tmp_path / "proof.json").read_text())
+    row = proof["summary"][0]
+    for arm, values in scores.items():
+        assert row[arm]["mean"] == pytest.approx(np.mean(values))
+        assert row[arm]["std"] == pytest.approx(np.std(values, ddof=1))
+    assert "squad's runs were made by tools/gpu_proof_call.sh" in done.stdout
+    assert "Keras on jax" in done.stdout
+
+    # A run of another seed, or one its time limit stopped short, is refused in one line.
+    _gpu_run(gpu, "random", 1, 31.5, random_seed=7)
+    done = _cli(*args)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "random_seed=7 (the study needs 1)" in done.stderr
+    _gpu_run(gpu, "random", 1, 31.5, steps_done=2000)
+    assert "steps_done=2000 (the study needs 2733)" in _cli(*args).stderr
+    _gpu_run(gpu, "random", 1, 31.5, random_init=False)
+    assert "random_init=False (the study needs True)" in _cli(*args).stderr
+    (gpu / "random_seed1" / "gpu_squad_results.json").unlink()
+    done = _cli(*args)
+    assert "random_seed1/gpu_squad_results.json is missing: run tools/gpu_proof_call.sh" in done.stderr
+    done = _cli(*args[:-2], f"--imported_runs=conll:{gpu}")
+    assert "'conll:" in done.stderr and "is not squad:<folder>" in done.stderr

