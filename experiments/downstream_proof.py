@@ -76,6 +76,11 @@ def define_flags(flag_values=flags.FLAGS):
            "task:folder; this task's runs were made elsewhere and are read, not run: "
            "<folder>/<arm>_seed<k>/gpu_squad_results.json (squad only: tools/gpu_proof_call.sh, "
            "the same recipe under JAX on a lent GPU).")
+    define("string", "random_arm_from", None,
+           "With --arms=pretrained: take the random arm's runs from an earlier study's --json "
+           "instead of running them again. Random init does not depend on the pretrained "
+           "weights, so this is allowed only where that study's settings and bert_config.json "
+           "equal this one's.")
     define("float", "selection_fraction", 0.2, "The held-out share of the training examples "
            "that picks each arm's rate (--learning_rate_grid).")
     define("integer", "selection_seed", 0, "The seed whose training examples are split to pick "
@@ -156,6 +161,51 @@ def imported_run(folder, arm, seed, learning_rate, epochs):
                            for k, (got, want) in wrong.items())
         raise ValueError(f"--imported_runs: {path} is not this study's run: {detail}.")
     return dict(results["eval"], backend=results.get("backend"), imported_from=path)
+
+
+# The flags that decide what a run does (not where its files go): an earlier study's random arm
+# is reused only where these and the model's bert_config.json are equal.
+SETTINGS = ("data_dir", "vocab_file", "seeds", "learning_rates", "epochs", "learning_rate_grid",
+            "selection_fraction", "selection_seed", "squad_train_examples",
+            "squad_max_seq_length", "squad_doc_stride", "sst2_train_examples", "max_seq_length",
+            "train_batch_size", "dtype_policy")
+
+
+def study_settings(options):
+    """What the study's runs depend on besides the pretrained weights: its flags of `SETTINGS`
+    and the model's bert_config.json."""
+    with open(os.path.join(options.init_checkpoint, "bert_config.json")) as f:
+        config = json.load(f)
+    return {"flags": {name: getattr(options, name) for name in SETTINGS}, "bert_config": config}
+
+
+def reused_random_arm(options, path, tasks):
+    """`(runs, selection)` of the random arm of the earlier study at `path` (its --json), for
+    `tasks`; one-line errors where it is not this study's random arm."""
+    if not os.path.exists(path):
+        raise ValueError(f"--random_arm_from={path} does not exist: give an earlier study's --json.")
+    with open(path) as f:
+        earlier = json.load(f)
+    ours = study_settings(options)
+    theirs = earlier.get("settings")
+    if theirs is None:
+        raise ValueError(f"--random_arm_from={path} records no settings (written before they were "
+                         "recorded): re-run that study's command once to rewrite its --json.")
+    differ = sorted(k for k in ours["flags"] if ours["flags"][k] != theirs["flags"].get(k))
+    if ours["bert_config"] != theirs["bert_config"]:
+        differ.append("bert_config.json")
+    if differ:
+        raise ValueError(f"--random_arm_from={path}: its {', '.join(differ)} differ from this "
+                         "study's, so its random arm is not this one's.")
+    runs = [r for r in earlier["runs"] if r["arm"] == "random" and r["task"] in tasks]
+    missing = sorted(set(tasks) - {r["task"] for r in runs})
+    if missing:
+        raise ValueError(f"--random_arm_from={path} has no random-arm runs of {missing}.")
+    selection = {task: {"chosen": {"random": picked["chosen"]["random"]},
+                        "held_out": {"random": {float(rate): value for rate, value
+                                                in picked["held_out"]["random"].items()}}}
+                 for task, picked in earlier.get("selection", {}).items() if task in tasks}
+    return [dict(r, reused_from=path) for r in runs], selection
 
 
 def run_args(options, task, arm, seed, out, learning_rate, epochs, glue_dir=None):
@@ -339,6 +389,12 @@ def main(argv):
             raise ValueError(f"--init_checkpoint={FLAGS.init_checkpoint} has no bert_config.json: "
                              "pass a run_pretraining --output_dir.")
         seeds = [int(s) for s in FLAGS.seeds]
+        reused, reused_selection = [], {}
+        if FLAGS.random_arm_from:
+            if list(FLAGS.arms) != ["pretrained"]:
+                raise ValueError("--random_arm_from takes the random arm from an earlier study: "
+                                 "run this one with --arms=pretrained.")
+            reused, reused_selection = reused_random_arm(FLAGS, FLAGS.random_arm_from, FLAGS.tasks)
     except ValueError as e:
         raise app.UsageError(str(e)) from None
 
@@ -372,8 +428,19 @@ def main(argv):
                 runs.append({"task": task, "arm": arm, "seed": seed, "score": value,
                              "learning_rate": rates[arm], "results": results})
                 print(f"{task} {arm} seed {seed}: {value:.2f}", flush=True)
+        for run in (r for r in reused if r["task"] == task):
+            scores.setdefault(task, {}).setdefault("random", []).append(run["score"])
+            runs.append(run)
+            print(f"{task} random seed {run['seed']}: {run['score']:.2f} (from "
+                  f"{FLAGS.random_arm_from})", flush=True)
+        if task in reused_selection:
+            for key in ("chosen", "held_out"):
+                selection[task][key].update(reused_selection[task][key])
     rows = summarize(scores)
     text = markdown(rows) + selection_markdown(selection, FLAGS.selection_fraction)
+    if FLAGS.random_arm_from:
+        text += (f"\nThe random arm's runs are those of {FLAGS.random_arm_from} (same settings and "
+                 "bert_config.json; random init does not read the pretrained weights).\n")
     for task, folder in imported.items():
         backends = sorted({r["results"]["backend"] for r in runs if r["task"] == task})
         text += (f"\n{task}'s runs were made by tools/gpu_proof_call.sh (tools/gpu_squad.py, "
@@ -384,7 +451,8 @@ def main(argv):
         write_json(FLAGS.json, {"init_checkpoint": FLAGS.init_checkpoint, "runs": runs,
                                 "summary": rows, "learning_rates": learning_rates,
                                 "selection": selection, "epochs": epochs,
-                                "imported_runs": imported})
+                                "imported_runs": imported, "settings": study_settings(FLAGS),
+                                "random_arm_from": FLAGS.random_arm_from})
     if FLAGS.markdown:
         with atomic_open(FLAGS.markdown) as f:
             f.write(text)

@@ -17,6 +17,8 @@
 # Settings are the study's for SQuAD (LR 5e-4, 2 epochs, batch 32, 10 % warm-up, bf16, windows
 # of SEQ=128 and STRIDE=64); each run stops training at BUDGET - 150 seconds and is still scored
 # (its results say how many steps ran; the study refuses a run that stopped short).
+# ARMS="pretrained" runs one arm only (the random arm of an equal-shape study is reused:
+# experiments/downstream_proof.py --random_arm_from).
 # On the CPU with 3 steps and a small dev file (the core, under JAX):
 #   SMOKE_DEV=dev32.json INIT=<HF folder> OUT=/tmp/out PY=.venv-core/bin/python bash tools/gpu_proof_call.sh
 set -u
@@ -41,7 +43,7 @@ export KERAS_BACKEND=jax PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 for seed in $SEEDS; do
   cat "$B"/part*/squad_windows_seed$seed.npz.* > "$T/windows_seed$seed.npz" || exit 1
 done
-for arm in pretrained random; do
+for arm in ${ARMS:-pretrained random}; do
   for seed in $SEEDS; do
     flag=""; [ $arm = random ] && flag=--random_init
     $PY -m tools.gpu_squad --init_checkpoint="$INIT" $flag \

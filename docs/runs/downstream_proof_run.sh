@@ -7,6 +7,8 @@
 # fifth of the 1,000 training sentences (selection runs under <PROOF_DIR>/selection).
 # SQUAD_IMPORT=<folder>: SQuAD's six runs were made on a lent GPU by tools/gpu_proof_call.sh
 # (unpacked there) and are read, not run (on 2 cores they take about 3 hours).
+# RANDOM_FROM=<an earlier study's json>: run only the pretrained arm and take the random arm's
+# runs from that study (allowed where its settings and bert_config.json equal this one's).
 # PROOF_NAME names the outputs: docs/runs/<name>.json/.md and docs/images/<name>.png.
 #   nohup docs/runs/downstream_proof_run.sh >> runs/downstream_proof.log 2>&1 &
 set -euo pipefail
@@ -19,4 +21,5 @@ NAME=${PROOF_NAME:-downstream_proof}
   --tasks=${TASKS:-conll,sst2,mrpc,squad} --squad_max_seq_length=128 --squad_doc_stride=64 \
   --learning_rate_grid=sst2:5e-5:1e-4:2e-4:5e-4:1e-3 \
   ${SQUAD_IMPORT:+--imported_runs=squad:$SQUAD_IMPORT} \
+  ${RANDOM_FROM:+--arms=pretrained --random_arm_from=$RANDOM_FROM} \
   --json=docs/runs/$NAME.json --markdown=docs/runs/$NAME.md --plot=docs/images/$NAME.png

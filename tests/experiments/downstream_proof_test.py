@@ -261,3 +261,42 @@ def test_squad_runs_made_on_a_gpu_are_read_not_run(tmp_path):
     assert "random_seed1/gpu_squad_results.json is missing: run tools/gpu_proof_call.sh" in done.stderr
     done = _cli(*args[:-2], f"--imported_runs=conll:{gpu}")
     assert "'conll:" in done.stderr and "is not squad:<folder>" in done.stderr
+
+
+def test_an_equal_studys_random_arm_is_reused_and_an_unequal_one_refused(tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    for model in (first, second):
+        model.mkdir()
+        (model / "bert_config.json").write_text(json.dumps({"hidden_size": 256}))
+    earlier, later = tmp_path / "earlier_gpu", tmp_path / "later_gpu"
+    for seed, f1 in enumerate([30.0, 31.5, 29.0]):
+        _gpu_run(earlier, "random", seed, f1)
+    for seed, f1 in enumerate([40.0, 42.0, 41.0]):
+        _gpu_run(earlier, "pretrained", seed, f1)
+        _gpu_run(later, "pretrained", seed, f1 + 5.0)
+    common = ["experiments.downstream_proof", "--vocab_file=v.txt", "--tasks=squad",
+              f"--output_dir={tmp_path / 'study'}"]
+    done = _cli(*common, f"--init_checkpoint={first}", f"--imported_runs=squad:{earlier}",
+                f"--json={tmp_path / 'earlier.json'}")
+    assert done.returncode == 0, done.stderr[-2000:]
+
+    reuse = [f"--init_checkpoint={second}", f"--imported_runs=squad:{later}", "--arms=pretrained",
+             f"--random_arm_from={tmp_path / 'earlier.json'}", f"--json={tmp_path / 'later.json'}"]
+    done = _cli(*common, *reuse)
+    assert done.returncode == 0, done.stderr[-2000:]
+    row = json.loads((tmp_path / "later.json").read_text())["summary"][0]
+    assert row["pretrained"]["mean"] == pytest.approx(np.mean([45.0, 47.0, 46.0]))
+    assert row["random"]["mean"] == pytest.approx(np.mean([30.0, 31.5, 29.0]))
+    assert row["random"]["std"] == pytest.approx(np.std([30.0, 31.5, 29.0], ddof=1))
+    assert "The random arm's runs are those of" in done.stdout
+
+    # Another shape, another setting, or both arms asked for: refused in one line.
+    (second / "bert_config.json").write_text(json.dumps({"hidden_size": 128}))
+    done = _cli(*common, *reuse)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "its bert_config.json differ from this study's" in done.stderr
+    (second / "bert_config.json").write_text(json.dumps({"hidden_size": 256}))
+    done = _cli(*common, *reuse, "--train_batch_size=16")
+    assert "its train_batch_size differ from this study's" in done.stderr
+    done = _cli(*common, *[f for f in reuse if not f.startswith("--arms")])
+    assert "run this one with --arms=pretrained" in done.stderr
