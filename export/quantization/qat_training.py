@@ -9,6 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 import keras_bert
+from keras_bert.atomic_files import atomic_open
 from keras_bert.training.distillation import mix_targets
 from keras_bert.training.distillation import teacher_probabilities
 from keras_bert.training.optimizer import decay_exempt_variables
@@ -26,7 +27,7 @@ def _load_or_make_profile(model, inputs, output_dir):
         with open(path) as f:
             return json.load(f)
     profile = int8_profile(model, inputs)
-    with open(path, "w") as f:
+    with atomic_open(path) as f:  # a stop mid-write must not leave half a profile to read back
         json.dump(profile, f)
     return profile
 
