@@ -10,6 +10,9 @@
 # and ABLATION_TABLE change what it runs on and where the table goes; a quick check of the whole script is
 #   ABLATION_CORPUS=<a small text> ABLATION_DIR=/tmp/ablation ABLATION_SIZE=tiny \
 #     ABLATION_MINUTES=0.1 ABLATION_TABLE=/tmp/ablation/table.md docs/runs/pretraining_ablation.sh
+# ABLATION_INIT=<a run_pretraining output_dir>: every variant starts from those weights (a warm
+# start past the unigram plateau, where a from-scratch mini spends its first ~50 minutes and no
+# choice can show; the held-out rows must not be in that run's training text).
 # Run it on a quiet machine (the budget is wall clock). Re-run to continue: finished variants
 # are skipped.
 #   nohup docs/runs/pretraining_ablation.sh >> runs/ablation/log.txt 2>&1 &
@@ -53,11 +56,11 @@ run() {  # name, records, flags...
     # start-up allowed, which the budget runs do not count), from its checkpoint every 10 steps
     timeout --signal=INT $STOP_AFTER $PY -m keras_bert.cli.run_pretraining $COMMON \
       --input_file=$A/$records.tfrecord --output_dir=$A/$name --save_checkpoints_steps=10 \
-      "$@" || true
+      ${ABLATION_INIT:+--init_checkpoint=$ABLATION_INIT} "$@" || true
   else
     $PY -m keras_bert.cli.run_pretraining $COMMON --input_file=$A/$records.tfrecord \
       --output_dir=$A/$name --recipe=budget --budget_hours=$HOURS --save_checkpoints_steps=100 \
-      --learning_rate=1e-3 "$@"
+      --learning_rate=1e-3 ${ABLATION_INIT:+--init_checkpoint=$ABLATION_INIT} "$@"
   fi
   $PY -m keras_bert.cli.run_pretraining $COMMON --input_file=$A/eval.tfrecord \
     --output_dir=$A/$name --do_train=false --do_eval --nsp_loss_weight=0 --eval_batch_size=64 \
