@@ -168,10 +168,15 @@ def main(argv):
         "",
         "  python3 -m pip install -q --no-index --no-deps --target /tmp/site .gpu/whl/*.whl",
         "  export PYTHONPATH=/tmp/site:$PWD KERAS_BACKEND=jax",
-        "  mkdir -p /tmp/minilm && cat .gpu/part*/model.safetensors.* > /tmp/minilm/model.safetensors",
-        "  cp .gpu/part00/*.json .gpu/part00/vocab.txt /tmp/minilm/",
-        f"  echo '{digest}  /tmp/minilm/model.safetensors' | sha256sum -c",
     ]
+    if FLAGS.carry_weights:
+        lines += [
+            "  mkdir -p /tmp/minilm && cat .gpu/part*/model.safetensors.* > /tmp/minilm/model.safetensors",
+            "  cp .gpu/part00/*.json .gpu/part00/vocab.txt /tmp/minilm/",
+            f"  echo '{digest}  /tmp/minilm/model.safetensors' | sha256sum -c",
+        ]
+    else:
+        lines.append(f"  # no weights here: {model_dir} travels with the working tree")
     if FLAGS.squad_windows:
         lines.append("  cat .gpu/part*/squad_windows.npz.* > /tmp/squad_windows.npz")
         lines.append("  # carry .gpu/dev-v1.1.json.gz too: tools/gpu_squad.py --predict_file scores on it")

@@ -62,7 +62,9 @@ def test_seeded_subsets_are_run_squads_questions(tmp_path):
             np.testing.assert_array_equal(inputs[name], value)
         for name, value in expected.labels().items():
             np.testing.assert_array_equal(labels[name], value)
-    assert "bash tools/gpu_proof_call.sh" in (bundle / "README").read_text()
+    readme = (bundle / "README").read_text()
+    assert "bash tools/gpu_proof_call.sh" in readme and "sha256sum" not in readme
+    assert f"no weights here: {MINILM} travels with the working tree" in readme
 
 
 def test_flags_that_do_not_go_together_are_one_line_errors(tmp_path):
