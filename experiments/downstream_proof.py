@@ -29,6 +29,12 @@ the labelled examples a seed-`--selection_seed` run trains on (`--sst2_train_exa
 are cut into a training part and a held-out `--selection_fraction`; every rate of the grid
 trains on the first and is scored on the second (never on the dev set), and each arm's best
 rate then runs every seed on all of those examples, scored on the dev set as usual.
+
+`--imported_runs=squad:<folder>` reads SQuAD's runs from a lent GPU (tools/gpu_proof_call.sh:
+the same recipe under JAX, minutes instead of ~3 hours on 2 cores), each checked against this
+study's arm, seed, rate and epochs. `--arms=pretrained --random_arm_from=<earlier --json>`
+reuses an earlier study's random arm where its recorded settings and bert_config.json equal
+this one's: random init never reads the pretrained weights.
 """
 
 import json
