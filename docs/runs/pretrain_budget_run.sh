@@ -2,11 +2,11 @@
 # Issue 29: BertConfig.mini() pretrained from random init with the budget recipe on all the
 # unlabelled text here (runs/corpus/all.txt, every 100th document held out as in
 # docs/runs/pretraining_ablation.sh), for PRETRAIN_HOURS of wall clock (default 2). Re-running
-# it resumes from the last checkpoint (the budget's spent seconds are checkpointed); when the
-# budget is spent it writes the model as a float16 Hugging Face folder (PRETRAIN_EXPORT).
+# it resumes from the last checkpoint (the budget's spent seconds are checkpointed). When the
+# budget is spent, export it as float16 with keras_bert.cli.export_hf_checkpoint (docs/pretraining.md).
 # PRETRAIN_INIT: start from another run's weights (its output_dir) with a fresh budget schedule.
 #   nohup docs/runs/pretrain_budget_run.sh >> runs/pretrain_budget/log.txt 2>&1 &
-#   PRETRAIN_DIR=runs/pretrain_budget_cont PRETRAIN_HOURS=6 PRETRAIN_INIT=runs/pretrain_budget/model \
+#   PRETRAIN_DIR=runs/pretrain_budget_cont PRETRAIN_HOURS=2.4 PRETRAIN_INIT=runs/pretrain_budget/model \
 #     nohup docs/runs/pretrain_budget_run.sh >> runs/pretrain_budget_cont.log 2>&1 &
 set -euo pipefail
 cd "$(dirname "$0")/../.."
