@@ -33,15 +33,22 @@ def _bundle(tmp_path, *flags):
         cwd=ROOT, capture_output=True, text=True, timeout=900)
 
 
-def test_seeded_subsets_are_run_squads_questions(tmp_path):
+def _seeded_bundle(tmp_path, questions, examples, seeds):
+    """A data folder whose "train set" is the first dev `questions`, bundled without weights
+    into `tmp_path / 'bundle'` as per-seed subsets of `examples` questions; its train file."""
     (tmp_path / "data" / "squad").mkdir(parents=True)
     train = tmp_path / "data" / "squad" / "train-v1.1-reconstructed.json.gz"
     with gzip.open(train, "wt", encoding="utf-8") as f:
-        json.dump(first_dev_questions(40), f)
+        json.dump(first_dev_questions(questions), f)
     shutil.copy(shared_data_dir() / "squad" / "dev-v1.1.json.gz", tmp_path / "data" / "squad")
-    done = _bundle(tmp_path, "--carry_weights=false", "--squad_train_examples=8",
-                   "--squad_seeds=0,5", "--squad_max_seq_length=128", "--squad_doc_stride=64")
+    done = _bundle(tmp_path, "--carry_weights=false", f"--squad_train_examples={examples}",
+                   f"--squad_seeds={seeds}", "--squad_max_seq_length=128", "--squad_doc_stride=64")
     assert done.returncode == 0, done.stderr[-3000:]
+    return train
+
+
+def test_seeded_subsets_are_run_squads_questions(tmp_path):
+    train = _seeded_bundle(tmp_path, 40, 8, "0,5")
     bundle = tmp_path / "bundle"
     # No weights travel (the folder goes with the tree); its config and vocabulary do.
     assert not list(bundle.glob("part*/model.safetensors*"))
@@ -82,13 +89,7 @@ def test_flags_that_do_not_go_together_are_one_line_errors(tmp_path):
 def test_the_proof_call_runs_both_arms_and_packs_what_comes_back(tmp_path):
     """tools/gpu_proof_call.sh end to end in its smoke mode (3 steps, a 32-question dev file),
     here on the TensorFlow backend: the bundle's seed-0 windows, both arms, one archive back."""
-    (tmp_path / "data" / "squad").mkdir(parents=True)
-    with gzip.open(tmp_path / "data" / "squad" / "train-v1.1-reconstructed.json.gz", "wt") as f:
-        json.dump(first_dev_questions(80), f)
-    shutil.copy(shared_data_dir() / "squad" / "dev-v1.1.json.gz", tmp_path / "data" / "squad")
-    done = _bundle(tmp_path, "--carry_weights=false", "--squad_train_examples=40",
-                   "--squad_seeds=0", "--squad_max_seq_length=128", "--squad_doc_stride=64")
-    assert done.returncode == 0, done.stderr[-3000:]
+    _seeded_bundle(tmp_path, 80, 40, "0")
     dev = tmp_path / "dev32.json"
     dev.write_text(json.dumps(first_dev_questions(32)))
     out = tmp_path / "out"
