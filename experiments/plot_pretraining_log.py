@@ -25,9 +25,14 @@ from keras_bert.atomic_files import atomic_open
 from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
-flags.DEFINE_multi_string("log", [], "train_log.jsonl files, in the order the runs followed.")
-flags.DEFINE_integer("tokens_per_step", 8192, "Token positions per step (batch x sequence length).")
-flags.DEFINE_string("output", None, "The PNG to write.")
+
+
+def define_flags():
+    """Defined when run, not on import: tests import `chained` beside other modules' --output."""
+    flags.DEFINE_multi_string("log", [], "train_log.jsonl files, in the order the runs followed.")
+    flags.DEFINE_integer("tokens_per_step", 8192,
+                         "Token positions per step (batch x sequence length).")
+    flags.DEFINE_string("output", None, "The PNG to write.")
 
 
 def chained(paths, tokens_per_step):
@@ -79,4 +84,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    define_flags()
     usage.run(main)
