@@ -1,6 +1,6 @@
 """The pretraining ablation's table (issue 29) from the runs of docs/runs/pretraining_ablation.sh.
 Makes: docs/pretraining.md, "The budget recipe": the ablation table, written to
-docs/runs/pretraining_ablation.md (not yet run at full length).
+docs/runs/pretraining_ablation.md (run 2026-11-27, warm-started, 12 minutes a variant).
 Rerun: docs/runs/pretraining_ablation.sh (its last step is the command below).
 
     .venv/bin/python -m experiments.ablation_table --ablation_dir=runs/ablation \
