@@ -74,8 +74,12 @@ def test_the_reader_sees_module_level_flags_and_transitive_imports(tmp_path):
                       "def f():\n    flags.DEFINE_string('inside', None, 'x')\n")
     assert module_level_flags(source) == ["output"]
     closure = files_the_tests_import()
-    assert ROOT / "keras_bert" / "__init__.py" in closure
-    assert ROOT / "experiments" / "plot_pretraining_log.py" in closure
+    assert ROOT / "keras_bert" / "__init__.py" in closure  # a package a test's import runs
+    assert ROOT / "experiments" / "plot_pretraining_log.py" in closure  # `from experiments import m`
+    # No test imports export/serving/line_table.py; modules the tests import do.
+    assert not any("line_table" in path.read_text() for path in (ROOT / "tests").rglob("*.py")
+                   if path.name != "flag_names_test.py")
+    assert ROOT / "export" / "serving" / "line_table.py" in closure
 
 
 def test_no_two_modules_the_tests_import_define_the_same_flag():
