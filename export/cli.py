@@ -53,6 +53,9 @@ flags.DEFINE_float("qat_teacher_weight", 0.0,
 flags.DEFINE_float("qat_range_lr_multiplier", 0.0,
                    "qat_int8: 0 keeps the calibrated int8 ranges; above 0 they are learned with "
                    "the weights (LSQ), each end moving up to ~lr * this * its width a step.")
+flags.DEFINE_float("qat_hidden_weight", 0.0,
+                   "qat_int8: weight of a term holding every block's int8 output near the float "
+                   "model's (mean squared distance, TinyBERT's hidden-state loss); 0: off.")
 flags.DEFINE_integer("num_qat_examples", 20000,
                      "qat_int8: training examples (questions) sampled; enough that QAT sees each "
                      "about once.")
@@ -95,7 +98,7 @@ def _quantization_aware_model(data, config_file, name):
     return quantization_aware_finetune(
         _model(config_file), inputs, labels, output_dir, FLAGS.qat_steps,
         learning_rate=FLAGS.qat_learning_rate, teacher_weight=FLAGS.qat_teacher_weight,
-        range_lr_multiplier=FLAGS.qat_range_lr_multiplier,
+        range_lr_multiplier=FLAGS.qat_range_lr_multiplier, hidden_weight=FLAGS.qat_hidden_weight,
     )
 
 

@@ -366,6 +366,7 @@ class _Encoder(keras.layers.Layer):
         super().__init__(**kwargs)
         self.encoder = encoder
         self.pooled = pooled
+        self.groups = tuple(tuple(g) for g in groups)
         self.embeddings = _Embeddings(encoder.embeddings, groups, ema_decay, name="embeddings")
         self.num_blocks = len(encoder.transformer_layers)
         for i, layer in enumerate(encoder.transformer_layers):  # attributes: see _add_fake_quants
@@ -382,13 +383,17 @@ class _Encoder(keras.layers.Layer):
             self.pooler_fq = FakeQuant(ema_decay, name="pooler_dense")
             self.pooled_fq = FakeQuant(ema_decay, name="pooled_output")
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, all_blocks=False):
         encoder = self.encoder
-        x = encode(encoder.embeddings, encoder.transformer_layers, inputs,
-                   encoder.attention_pattern, self, training)[-1]  # [[B, S, H_g]]
-        if not self.pooled:
-            return x
-        return x, self.pool(encoder.pooler, x, training)
+        blocks = encode(encoder.embeddings, encoder.transformer_layers, inputs,
+                        encoder.attention_pattern, self, training)  # [[[B, S, H_g]]] a block
+        x = blocks[-1]
+        output = x if not self.pooled else (x, self.pool(encoder.pooler, x, training))
+        if all_blocks:  # every block's output, its groups put back in dimension order
+            order = np.argsort(np.concatenate(self.groups))
+            return output, [tf.gather(tf.concat(parts, -1), order, axis=-1) if len(parts) > 1
+                            else tf.identity(parts[0]) for parts in blocks]  # [[B, S, H]]
+        return output
 
     def embed(self, layer, token_ids, segment_ids, training):
         return self.embeddings(token_ids, segment_ids, training=training)
@@ -408,6 +413,21 @@ class _Encoder(keras.layers.Layer):
         return self.pooled_fq(pooler.dense.activation(pooled), training=training)  # [B, H]
 
 
+class _AllBlocks(keras.layers.Layer):
+    """`_Encoder`'s call returning every block's output too: a second view of the same layer.
+
+    (A keyword argument to the encoder's own `__call__` does not survive Keras's functional
+    graph: the blocks came out "not connected to inputs".)
+    """
+
+    def __init__(self, encoder, **kwargs):
+        super().__init__(**kwargs)
+        self.encoder = encoder
+
+    def call(self, inputs, training=None):
+        return self.encoder.call(inputs, training=training, all_blocks=True)
+
+
 class _Head(keras.layers.Layer):
     """A task's final `Dense`, fake-quantized, returning the task model's output structure."""
 
@@ -425,7 +445,7 @@ class _Head(keras.layers.Layer):
         return logits
 
 
-def quantize_aware(model, ema_decay=0.99, profile=None):
+def quantize_aware(model, ema_decay=0.99, profile=None, with_blocks=False):
     """Wraps a keras_bert task model for quantization-aware training and full-int8 export.
 
     The returned model has the same inputs and outputs as `model` and SHARES its variables
@@ -456,9 +476,13 @@ def quantize_aware(model, ema_decay=0.99, profile=None):
         profile: optional dict from
             `export.quantization.int8_profile.int8_profile(model, inputs)`; `None` keeps one
             int8 scale per stream tensor and per layer's attention scores.
+        with_blocks: bool. True also returns a second model on the same layers whose output
+            dict adds `encoder_outputs`, every block's fake-quantized output `[batch, seq, H]`
+            (for hidden-state distillation, `qat_training`).
 
     Returns:
-        a `keras.Model` taking `{token_ids, segment_ids, padding_mask}` int32 `[batch, seq]`.
+        a `keras.Model` taking `{token_ids, segment_ids, padding_mask}` int32 `[batch, seq]`
+        (with `with_blocks`, the pair `(qat, blocks_model)`).
     """
     if isinstance(model, keras_bert.BertQuestionAnswerer):
         dense, split_span, feature = model.span_head.dense, True, "sequence"
@@ -487,20 +511,28 @@ def quantize_aware(model, ema_decay=0.99, profile=None):
         )
     encoder = _Encoder(model.encoder, groups, ema_decay, feature == "pooled",
                        bool(profile.get("head_scales")), name="encoder")
-    features = encoder(inputs)
-    head_groups = groups
-    if feature == "pooled":  # one plain [B, H] tensor: a single group of all dimensions
-        features = [model.classification_head.dropout_layer(features[1])]
-        head_groups = [list(range(width))]
-    elif not split_span:
-        features = [model.classification_head.dropout_layer(part) for part in features]
-    outputs = _Head(dense, head_groups, split_span, ema_decay, name="head")(features)
-    qat = keras.Model(inputs, outputs, name=f"{model.name}_qat")
+    head_groups = groups if feature == "sequence" else [list(range(width))]
+    head = _Head(dense, head_groups, split_span, ema_decay, name="head")
+
+    def task_outputs(features):
+        if feature == "pooled":  # one plain [B, H] tensor: a single group of all dimensions
+            features = [model.classification_head.dropout_layer(features[1])]
+        elif not split_span:
+            features = [model.classification_head.dropout_layer(part) for part in features]
+        return head(features)
+
+    qat = keras.Model(inputs, task_outputs(encoder(inputs)), name=f"{model.name}_qat")
     # The range deltas now exist as trainable tf.Variables (which a GradientTape watches);
     # they stay out of the trainable weights until `learn_ranges` turns them on.
     for layer in fake_quant_layers(qat, FakeQuant):
         layer.range_delta.trainable = False
-    return qat
+    if not with_blocks:
+        return qat
+    features, blocks = _AllBlocks(encoder, name="all_blocks")(inputs)
+    outputs = task_outputs(features)
+    outputs = dict(outputs) if isinstance(outputs, dict) else {"logits": outputs}
+    return qat, keras.Model(inputs, {**outputs, "encoder_outputs": blocks},
+                            name=f"{model.name}_qat_blocks")
 
 
 def calibrate(qat_model, inputs, batch_size=16, num_batches=None, only_unseen=False):

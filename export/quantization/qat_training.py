@@ -62,9 +62,70 @@ def _teacher_targets(model, inputs, labels, weight, output_dir, batch_size, log)
     return mix_targets(labels, teacher, weight)
 
 
+class _HiddenDistillation(keras.Model):
+    """Trains a QAT graph on its task loss plus TinyBERT's hidden-state term (Jiao et al. 2020).
+
+    The term is `weight` times the mean, over blocks, of the squared distance between the int8
+    graph's block output and the float model's, averaged over real tokens and dimensions. It
+    holds every block near the float model's representation, where QAT on the task loss alone
+    leaves the float optimum (docs/export.md). The float model is a frozen copy, run on each
+    batch.
+    """
+
+    def __init__(self, blocks_model, teacher_encoder, weight, **kwargs):
+        super().__init__(**kwargs)
+        self.blocks_model = blocks_model
+        self.teacher_encoder = teacher_encoder
+        self.teacher_encoder.trainable = False
+        self.weight = weight
+        self.trackers = [keras.metrics.Mean(name=n) for n in ("loss", "task_loss", "hidden_loss")]
+
+    @property
+    def metrics(self):
+        return self.trackers
+
+    def call(self, inputs, training=False):
+        return self._task_outputs(self.blocks_model(inputs, training=training))[0]
+
+    def _task_outputs(self, outputs):
+        outputs = dict(outputs)
+        blocks = outputs.pop("encoder_outputs")
+        return (outputs["logits"] if list(outputs) == ["logits"] else outputs), blocks
+
+    def hidden_loss(self, blocks, teacher_blocks, padding_mask):
+        """Mean over blocks of the mean squared distance over real tokens; a float scalar."""
+        real = tf.cast(padding_mask, tf.float32)[..., None]  # [B, S, 1]
+        count = tf.reduce_sum(real) * tf.cast(tf.shape(blocks[0])[-1], tf.float32)
+        return tf.add_n([tf.reduce_sum(tf.square(s - tf.cast(t, s.dtype)) * real) / count
+                         for s, t in zip(blocks, teacher_blocks)]) / len(blocks)
+
+    def train_step(self, data):
+        x, y = data[0], data[1]
+        teacher = self.teacher_encoder(x, training=False)["encoder_outputs"]  # [[B, S, H]]
+        with tf.GradientTape() as tape:
+            y_pred, blocks = self._task_outputs(self.blocks_model(x, training=True))
+            task = self.compute_loss(x=x, y=y, y_pred=y_pred, training=True)
+            hidden = self.hidden_loss(blocks, teacher, x["padding_mask"])
+            loss = task + self.weight * hidden
+        variables = self.trainable_variables
+        self.optimizer.apply(tape.gradient(loss, variables), variables)
+        for tracker, value in zip(self.trackers, (loss, task, hidden)):
+            tracker.update_state(value)
+        return {t.name: t.result() for t in self.trackers}
+
+
+def _frozen_copy(encoder):
+    """A float copy of `encoder` with its current weights (the QAT graph trains the original)."""
+    copy = type(encoder).from_config(encoder.get_config())
+    copy.set_weights(encoder.get_weights())
+    copy.trainable = False
+    return copy
+
+
 def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_size=16,
                                 learning_rate=2e-5, warmup_steps=20, save_every=25, seed=0,
-                                teacher_weight=0.0, range_lr_multiplier=0.0, log=print):
+                                teacher_weight=0.0, range_lr_multiplier=0.0, hidden_weight=0.0,
+                                log=print):
     """Quantization-aware fine-tuning of a float task model, checkpointed and resumable.
 
     Builds the int8 graph (`export.quantization.int8_profile` + `quantize_aware`, sharing `model`'s
@@ -91,6 +152,9 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
             `export.quantization.fake_quant.learn_ranges`), each end moving by up to about
             `learning_rate * range_lr_multiplier` of its range's width a step, and written into
             the ranges when training ends.
+        hidden_weight: float >= 0. Above 0, the loss adds this times the mean squared distance
+            of every block's int8-graph output from the float model's (`_HiddenDistillation`).
+            Defaults to 0.
 
     Returns:
         the trained `quantize_aware` model; convert it with
@@ -104,6 +168,8 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
         raise ValueError(f"teacher_weight must be in [0, 1], got {teacher_weight}.")
     if range_lr_multiplier < 0.0:
         raise ValueError(f"range_lr_multiplier must be >= 0, got {range_lr_multiplier}.")
+    if hidden_weight < 0.0:
+        raise ValueError(f"hidden_weight must be >= 0, got {hidden_weight}.")
     if len(inputs["token_ids"]) < batch_size:
         raise ValueError(
             f"QAT needs at least batch_size={batch_size} training examples, "
@@ -112,7 +178,11 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
     os.makedirs(output_dir, exist_ok=True)
     profile = _load_or_make_profile(model, inputs, output_dir)
     log(f"int8 dimension groups: {[g if len(g) < 10 else f'{len(g)} dims' for g in profile['groups']]}")
-    qat = quantize_aware(model, profile=profile)
+    if hidden_weight > 0.0:
+        qat, blocks_model = quantize_aware(model, profile=profile, with_blocks=True)
+        trained = _HiddenDistillation(blocks_model, _frozen_copy(model.encoder), hidden_weight)
+    else:
+        qat = trained = quantize_aware(model, profile=profile)
     deltas = learn_ranges(qat, range_lr_multiplier) if range_lr_multiplier else []
     optimizer = keras_bert.training.create_optimizer(
         qat, learning_rate, steps, min(warmup_steps, steps), global_clipnorm=1.0
@@ -122,14 +192,14 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
     if teacher_weight > 0.0:
         labels = _teacher_targets(model, inputs, labels, teacher_weight, output_dir, batch_size, log)
     loss, loss_weights = _losses(qat, soft=teacher_weight > 0.0)
-    qat.compile(optimizer=optimizer, loss=loss, loss_weights=loss_weights)
+    trained.compile(optimizer=optimizer, loss=loss, loss_weights=loss_weights)
     checkpoint = tf.train.Checkpoint(model=qat, optimizer=optimizer)
     manager = tf.train.CheckpointManager(checkpoint, os.path.join(output_dir, "ckpt"), 3)
     state_path = os.path.join(output_dir, "state.json")
     done = 0
     if manager.latest_checkpoint:
-        optimizer.build(qat.trainable_variables)
-        qat({k: v[:1] for k, v in inputs.items()})
+        optimizer.build(trained.trainable_variables)
+        trained({k: v[:1] for k, v in inputs.items()})
         # Not assert_existing_objects_matched: fake quants added to the graph since the
         # checkpoint was written are allowed (and calibrated below).
         checkpoint.restore(manager.latest_checkpoint).assert_nontrivial_match().expect_partial()
@@ -143,7 +213,7 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
         calibrate(qat, inputs, batch_size, num_batches=8)
     freeze_ranges(qat)  # train the weights against the calibrated (or learned) ranges
     if done < steps:
-        _fit(qat, inputs, labels, steps, done, batch_size, seed, manager, checkpoint,
+        _fit(trained, inputs, labels, steps, done, batch_size, seed, manager, checkpoint,
              state_path, save_every)
     if deltas:
         learn_ranges(qat, 0.0)  # the learned ranges become the ranges the converter reads
@@ -164,11 +234,12 @@ def _fit(qat, inputs, labels, steps, done, batch_size, seed, manager, checkpoint
         def on_train_batch_end(self, batch, logs=None):
             step = done + batch + 1
             bar.update(1)
-            bar.set_postfix(loss=f"{logs['loss']:.4f}")
+            bar.set_postfix({k: f"{v:.4f}" for k, v in logs.items() if k.endswith("loss")})
             if step % save_every == 0 or step == steps:
                 manager.save(checkpoint_number=step)
                 with open(state_path, "w") as f:
-                    json.dump({"step": step, "loss": float(logs["loss"]),
+                    json.dump({"step": step, **{k: float(v) for k, v in logs.items()
+                                                 if k.endswith("loss")},
                                "time": time.strftime("%Y-%m-%d %H:%M:%S")}, f)
 
     qat.fit(dataset, epochs=1, steps_per_epoch=steps - done, callbacks=[_Save()], verbose=0)

@@ -6,7 +6,7 @@
 # (peak 11.7 against a median of 3.6). Here the same peaks are regrouped with RATIO (default 1.5)
 # and MAX_GROUPS (default 8): [1, 2, 1, 4, 14, 362], bulk peak ~5. Run 7's QAT recipe then
 # trains that graph (qat_training reads the profile it finds in its folder), and the file is
-# scored on the last 10 dev articles (XNNPACK, as the apps run it). Nothing else may run beside
+# scored on the last 10 dev articles (score_last10.sh: XNNPACK, as the apps run it). Nothing else may run beside
 # the QAT (~23 GB). Re-running continues (QAT resumes from its checkpoints).
 #   nohup docs/runs/squad_gpu/int8_groups_run.sh >> runs/int8_groups_run.log 2>&1 &
 set -euo pipefail
@@ -15,7 +15,6 @@ PY=.venv/bin/python
 RATIO=${RATIO:-1.5}
 MAX_GROUPS=${MAX_GROUPS:-8}
 E=runs/export_squad_groups_r${RATIO}_g${MAX_GROUPS}
-[ -f runs/dev_last10.json ] || $PY -c "import gzip, json; d = json.load(gzip.open('../shared/data/squad/dev-v1.1.json.gz')); d['data'] = d['data'][-10:]; json.dump(d, open('runs/dev_last10.json', 'w'))"
 mkdir -p $E/qat/squad
 [ -f $E/qat/squad/int8_profile.json ] || $PY - runs/export_squad_full/qat/squad/int8_profile.json \
     $E/qat/squad/int8_profile.json $RATIO $MAX_GROUPS <<'PYEOF'
@@ -35,8 +34,4 @@ date
   --quantizations=qat_int8 --calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz \
   --qat_steps=600 --num_qat_examples=20000
 date
-O=$E/last10; mkdir -p $O
-for i in 0 1; do $PY -m tools.score_tflite_squad --model=$E/tflite/squad_qat_int8.tflite --predict_file=runs/dev_last10.json --output_dir=$O --num_shards=2 --shard=$i --num_threads=1 > $O/shard$i.log 2>&1 & done
-wait
-$PY -m tools.score_tflite_squad --model=$E/tflite/squad_qat_int8.tflite --predict_file=runs/dev_last10.json --output_dir=$O --num_shards=2
-cat $O/eval_results.json; date
+docs/runs/squad_gpu/score_last10.sh $E/tflite/squad_qat_int8.tflite $E/last10

@@ -62,6 +62,18 @@ def _with_wide_head(model, gains=(600.0, 30.0)):
     return model
 
 
+def _outlier_task_models():
+    """(model, its int8 profile) for each task model kind, with an outlier stream dimension."""
+    models = [_tiny_question_answerer()] + [
+        cls(keras_bert.BertEncoder(**TINY), num_classes=4, dropout=0.0)
+        for cls in (keras_bert.BertClassifier, keras_bert.BertTokenClassifier)
+    ]
+    for model in models:
+        randomize_weights(model, scale=0.3)
+        _with_outlier_dimension(model)
+        yield model, int8_profile(model, _calibration_inputs())
+
+
 def _calibrated(model, ema_decay=0.99, profile=None):
     qat = quantize_aware(model, ema_decay, profile=profile)
     set_fake_quant_mode(qat, "calibrate")
@@ -257,14 +269,7 @@ class QuantizeAwareTest(TestCase):
 
     def test_grouped_disabled_equals_float_models(self):
         inputs = tiny_inputs()
-        models = [_tiny_question_answerer()] + [
-            cls(keras_bert.BertEncoder(**TINY), num_classes=4, dropout=0.0)
-            for cls in (keras_bert.BertClassifier, keras_bert.BertTokenClassifier)
-        ]
-        for model in models:
-            randomize_weights(model, scale=0.3)
-            _with_outlier_dimension(model)
-            profile = int8_profile(model, _calibration_inputs())
+        for model, profile in _outlier_task_models():
             for head_scales in (False, True):
                 qat = quantize_aware(model, profile=dict(profile, head_scales=head_scales))
                 set_fake_quant_mode(qat, "off")
@@ -272,6 +277,25 @@ class QuantizeAwareTest(TestCase):
                 for a, e in zip(keras.tree.flatten(actual), keras.tree.flatten(expected)):
                     self.assertEqual(tuple(a.shape), tuple(e.shape), model.name)
                 self.assertAllClose(actual, expected, atol=1e-4, msg=model.name)
+
+    def test_blocks_model_disabled_equals_float_encoder_outputs(self):
+        # The second view (for hidden-state distillation) puts each block's groups back in
+        # dimension order: with fake quant off, it is the float encoder's own encoder_outputs.
+        inputs = tiny_inputs()
+        for model, profile in _outlier_task_models():
+            self.assertGreater(len(profile["groups"]), 1)
+            qat, blocks_model = quantize_aware(model, profile=profile, with_blocks=True)
+            set_fake_quant_mode(blocks_model, "off")
+            actual = dict(blocks_model(inputs))
+            blocks = actual.pop("encoder_outputs")
+            expected = model.encoder(inputs)["encoder_outputs"]
+            self.assertEqual(len(blocks), TINY["num_hidden_layers"])
+            self.assertAllClose(blocks, expected, atol=1e-4, msg=model.name)
+            task = model(inputs)
+            self.assertAllClose(actual if isinstance(task, dict) else actual["logits"], task,
+                                atol=1e-4, msg=model.name)
+            # The views share every variable: training one trains the other.
+            self.assertEqual({id(v) for v in qat.weights}, {id(v) for v in blocks_model.weights})
 
     def test_groups_cut_int8_error_of_outlier_model(self):
         model = _with_outlier_dimension(_tiny_question_answerer(), gain=200.0)

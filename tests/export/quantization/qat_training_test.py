@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import keras_bert
+from export.quantization.qat import quantize_aware
+from export.quantization.qat_training import _HiddenDistillation
 from export.quantization.qat_training import quantization_aware_finetune
 from tests.test_case import TINY
 from tests.test_case import TestCase
@@ -41,6 +43,9 @@ class QatTrainingTest(TestCase):
             with self.assertRaisesRegex(ValueError, "range_lr_multiplier must be >= 0"):
                 quantization_aware_finetune(_tiny_qa(), inputs, labels, out, 2,
                                             range_lr_multiplier=-1.0)
+            with self.assertRaisesRegex(ValueError, "hidden_weight must be >= 0"):
+                quantization_aware_finetune(_tiny_qa(), inputs, labels, out, 2,
+                                            hidden_weight=-1.0)
             self.assertEqual(os.listdir(out), [])
 
     @pytest.mark.large
@@ -104,3 +109,53 @@ class QatTrainingTest(TestCase):
         # most ~0.5 % of its width; most ranges move, none by more than that bound.
         self.assertGreater(np.mean(moved > 1e-5), 0.5)
         self.assertLess(moved.max(), 0.01)
+
+    def test_hidden_loss_is_mean_squared_distance_over_real_tokens(self):
+        rng = np.random.default_rng(0)
+        student = [rng.normal(size=(3, 5, 4)).astype("float32") for _ in range(2)]
+        teacher = [rng.normal(size=(3, 5, 4)).astype("float32") for _ in range(2)]
+        mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]], "int32")
+        expected = np.mean([np.mean((s - t)[mask > 0] ** 2) for s, t in zip(student, teacher)])
+        model = _tiny_qa()
+        distill = _HiddenDistillation(quantize_aware(model, with_blocks=True)[1], model.encoder, 1.0)
+        actual = distill.hidden_loss(student, teacher, mask)
+        np.testing.assert_allclose(float(actual), expected, rtol=1e-6)
+        # Padded positions do not count, whatever they hold.
+        moved = [np.where(mask[..., None] > 0, s, 1e3) for s in student]
+        np.testing.assert_allclose(float(distill.hidden_loss(moved, teacher, mask)), expected,
+                                   rtol=1e-6)
+
+    @pytest.mark.large
+    def test_hidden_term_holds_blocks_near_the_float_model(self):
+        from export.quantization.fake_quant import set_fake_quant_mode
+
+        inputs, labels = _qa_data()
+        float_blocks = _tiny_qa().encoder(inputs)["encoder_outputs"]
+        distances = {}
+        with tempfile.TemporaryDirectory() as out:
+            for weight in (0.0, 30.0):
+                run_dir = os.path.join(out, str(weight))
+                model = _tiny_qa()
+                quantization_aware_finetune(model, inputs, labels, run_dir, steps=12,
+                                            batch_size=6, learning_rate=3e-3, warmup_steps=1,
+                                            hidden_weight=weight, log=lambda *_: None)
+                # The trained float weights (QAT trains `model` in place), fake quant aside.
+                blocks = model.encoder(inputs)["encoder_outputs"]
+                real = inputs["padding_mask"] > 0
+                distances[weight] = np.mean([np.mean((np.asarray(b) - np.asarray(f))[real] ** 2)
+                                             for b, f in zip(blocks, float_blocks)])
+            with open(os.path.join(run_dir, "state.json")) as f:
+                state = json.load(f)
+            self.assertEqual(state["step"], 12)
+            self.assertIn("hidden_loss", state)
+            # Resuming the finished run trains nothing more and keeps the step count.
+            model = _tiny_qa()
+            qat = quantization_aware_finetune(model, inputs, labels, run_dir, steps=12,
+                                              batch_size=6, learning_rate=3e-3, warmup_steps=1,
+                                              hidden_weight=30.0, log=lambda *_: None)
+            set_fake_quant_mode(qat, "off")
+            resumed = model.encoder(inputs)["encoder_outputs"]
+            np.testing.assert_allclose(np.asarray(resumed[-1]), np.asarray(blocks[-1]), atol=1e-5)
+        # Measured: 1.7e-3 without the term, 9.0e-5 with it (19x closer). The task loss alone
+        # moves the blocks away from the float model; the hidden term holds them near it.
+        self.assertLess(distances[30.0], 0.5 * distances[0.0], distances)
