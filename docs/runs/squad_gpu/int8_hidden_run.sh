@@ -5,7 +5,7 @@
 # parent's) on the shipped file's graph (its int8_profile.json, copied) and run 7's recipe
 # otherwise. QAT on its own left the float weights 1.00 F1 below the parent; the term holds
 # every block near the parent's representation. The file is scored on the last 10 dev
-# articles (XNNPACK, as the apps run it). Nothing else may run beside the QAT (~23 GB).
+# articles (score_last10.sh: XNNPACK, as the apps run it). Nothing else may run beside the QAT (~23 GB).
 # Re-running continues (QAT resumes from its checkpoints).
 #   nohup docs/runs/squad_gpu/int8_hidden_run.sh >> runs/int8_hidden_run.log 2>&1 &
 set -euo pipefail
@@ -13,7 +13,6 @@ cd "$(dirname "$0")/../../.."
 PY=.venv/bin/python
 HIDDEN=${HIDDEN:-1}
 E=runs/export_squad_hidden_w${HIDDEN}
-[ -f runs/dev_last10.json ] || $PY -c "import gzip, json; d = json.load(gzip.open('../shared/data/squad/dev-v1.1.json.gz')); d['data'] = d['data'][-10:]; json.dump(d, open('runs/dev_last10.json', 'w'))"
 mkdir -p $E/qat/squad
 [ -f $E/qat/squad/int8_profile.json ] || cp runs/export_squad_full/qat/squad/int8_profile.json $E/qat/squad/
 date
@@ -22,8 +21,4 @@ date
   --quantizations=qat_int8 --calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz \
   --qat_steps=600 --num_qat_examples=20000 --qat_hidden_weight=$HIDDEN
 date
-O=$E/last10; mkdir -p $O
-for i in 0 1; do $PY -m tools.score_tflite_squad --model=$E/tflite/squad_qat_int8.tflite --predict_file=runs/dev_last10.json --output_dir=$O --num_shards=2 --shard=$i --num_threads=1 > $O/shard$i.log 2>&1 & done
-wait
-$PY -m tools.score_tflite_squad --model=$E/tflite/squad_qat_int8.tflite --predict_file=runs/dev_last10.json --output_dir=$O --num_shards=2
-cat $O/eval_results.json; date
+docs/runs/squad_gpu/score_last10.sh $E/tflite/squad_qat_int8.tflite $E/last10
