@@ -476,8 +476,8 @@ def quantize_aware(model, ema_decay=0.99, profile=None, with_blocks=False):
         profile: optional dict from
             `export.quantization.int8_profile.int8_profile(model, inputs)`; `None` keeps one
             int8 scale per stream tensor and per layer's attention scores.
-        with_blocks: bool. True also returns a second model on the same layers whose output
-            dict adds `encoder_outputs`, every block's fake-quantized output `[batch, seq, H]`
+        with_blocks: bool. True also returns a second model on the same layers that outputs
+            the pair `(qat's outputs, [every block's fake-quantized output [batch, seq, H]])`
             (for hidden-state distillation, `qat_training`).
 
     Returns:
@@ -529,9 +529,7 @@ def quantize_aware(model, ema_decay=0.99, profile=None, with_blocks=False):
     if not with_blocks:
         return qat
     features, blocks = _AllBlocks(encoder, name="all_blocks")(inputs)
-    outputs = task_outputs(features)
-    outputs = dict(outputs) if isinstance(outputs, dict) else {"logits": outputs}
-    return qat, keras.Model(inputs, {**outputs, "encoder_outputs": blocks},
+    return qat, keras.Model(inputs, (task_outputs(features), blocks),
                             name=f"{model.name}_qat_blocks")
 
 

@@ -85,12 +85,7 @@ class _HiddenDistillation(keras.Model):
         return self.trackers
 
     def call(self, inputs, training=False):
-        return self._task_outputs(self.blocks_model(inputs, training=training))[0]
-
-    def _task_outputs(self, outputs):
-        outputs = dict(outputs)
-        blocks = outputs.pop("encoder_outputs")
-        return (outputs["logits"] if list(outputs) == ["logits"] else outputs), blocks
+        return self.blocks_model(inputs, training=training)[0]
 
     def hidden_loss(self, blocks, teacher_blocks, padding_mask):
         """Mean over blocks of the mean squared distance over real tokens; a float scalar."""
@@ -103,7 +98,7 @@ class _HiddenDistillation(keras.Model):
         x, y = data[0], data[1]
         teacher = self.teacher_encoder(x, training=False)["encoder_outputs"]  # [[B, S, H]]
         with tf.GradientTape() as tape:
-            y_pred, blocks = self._task_outputs(self.blocks_model(x, training=True))
+            y_pred, blocks = self.blocks_model(x, training=True)
             task = self.compute_loss(x=x, y=y, y_pred=y_pred, training=True)
             hidden = self.hidden_loss(blocks, teacher, x["padding_mask"])
             loss = task + self.weight * hidden
