@@ -19,7 +19,8 @@ def task_labels(task_name):
     return list(keras_bert.data.GLUE_TASKS[task_name].labels)
 
 
-def load_task_model(task_name, init_checkpoint, config_file=None, labels=None, log=print):
+def load_task_model(task_name, init_checkpoint, config_file=None, labels=None, log=print,
+                    require_heads=True):
     """The fine-tuned model of `task_name` with its weights from `init_checkpoint`.
 
     Args:
@@ -31,6 +32,8 @@ def load_task_model(task_name, init_checkpoint, config_file=None, labels=None, l
             weights (`run_folder.model_config`: bert_config.json, else config.json).
         labels: class names; defaults to `task_labels(task_name)` (only their count is used).
         log: called with the checkpoint loader's summary line.
+        require_heads: refuse a checkpoint without the task head (the default); False leaves
+            the head freshly initialized (a pretrained encoder, to be overwritten).
 
     Returns:
         the task model.
@@ -51,5 +54,5 @@ def load_task_model(task_name, init_checkpoint, config_file=None, labels=None, l
         model = keras_bert.BertTokenClassifier(encoder, len(labels))
     else:
         model = keras_bert.BertClassifier(encoder, len(labels))
-    log(load_init_checkpoint(model, init_checkpoint, require_heads=True))
+    log(load_init_checkpoint(model, init_checkpoint, require_heads=require_heads))
     return model
