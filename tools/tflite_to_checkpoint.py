@@ -17,7 +17,6 @@ Use it when the `.tflite` is all that is left of a fine-tuned model: to quantize
 fine-tune it further, or to check it against transformers.
 """
 
-import json
 import os
 import re
 
@@ -51,7 +50,7 @@ def _matches(tflite_scope, keras_scope):
 
 
 def _file_tensors(path):
-    """`{name scope (tuple): [(op name, dequantized array, quantized)]}` of the constants."""
+    """`[(name parts, float32 array)]` of the file's constants, int8 ones dequantized."""
     from ai_edge_litert.interpreter import Interpreter
 
     from export.tflite.metadata import read_model
@@ -62,7 +61,7 @@ def _file_tensors(path):
                  if tensor.buffer and flatbuffer.buffers[tensor.buffer].data is not None}
     interpreter = Interpreter(model_path=os.fspath(path))
     interpreter.allocate_tensors()
-    tensors = {}
+    tensors = []
     for detail in interpreter.get_tensor_details():
         if detail["index"] not in constants:
             continue
@@ -77,20 +76,21 @@ def _file_tensors(path):
                                                 else scales[0])
         elif value.dtype != np.float32:
             continue
-        for cut in range(1, len(parts)):
-            tensors.setdefault(tuple(parts[:cut]), []).append(
-                ("/".join(parts[cut:]), value))
+        tensors.append((parts, value))
     return tensors
 
 
 def _layer_tensors(tensors, layer_path):
     """The file's constants under the Keras layer at `layer_path` (variable path minus its name),
     keyed by the op path below the layer. The model's own top scope may lead every name."""
-    keras_scope = tuple(layer_path.split("/"))
-    for scope, entries in tensors.items():
-        if _matches(scope[-len(keras_scope):], keras_scope) and len(scope) - len(keras_scope) <= 2:
-            return dict(entries)
-    return {}
+    scope = layer_path.split("/")
+    ops = {}
+    for parts, value in tensors:
+        for lead in range(3):  # e.g. bert_question_answerer_1/bert_encoder_1/<layer path>
+            if _matches(parts[lead:lead + len(scope)], scope):
+                ops["/".join(parts[lead + len(scope):])] = value
+                break
+    return ops
 
 
 def _from_file(variable, tensors):
@@ -109,7 +109,7 @@ def _from_file(variable, tensors):
     if name == "embeddings":
         return ops.get("GatherV2/ReadVariableOp")
     if name == "position_embeddings":  # the rows the file's sequence length reads
-        value = ops.get(f"{name}/strided_slice", ops.get("strided_slice"))
+        value = ops.get("strided_slice")
         if value is None:
             return None
         value = value.reshape(-1, shape[-1])
@@ -167,12 +167,10 @@ def main(argv):
     del argv
     from export.task.task_model import load_task_model
     from keras_bert.checkpoints import save_hf_checkpoint
-    from keras_bert.checkpoints.run_folder import model_config
     from keras_bert.checkpoints.run_folder import model_folder
 
     if not os.path.isfile(FLAGS.tflite_file):
         raise app.UsageError(f"--tflite_file={FLAGS.tflite_file} is not a file.")
-    config = model_config(FLAGS.base_checkpoint)
     model = load_task_model(FLAGS.task_name, FLAGS.base_checkpoint, require_heads=False)
     try:
         missing = restore_from_tflite(model, FLAGS.tflite_file)
@@ -180,12 +178,11 @@ def main(argv):
         raise app.UsageError(str(error)) from None
     print(f"{len(model.weights) - len(missing)} of {len(model.weights)} tensors from "
           f"{FLAGS.tflite_file}; kept from --base_checkpoint: {', '.join(missing) or 'none'}")
+    # export.cli finds bert_config.json next to the weights; save_hf_checkpoint writes its
+    # config.json last, the mark of a complete folder.
+    model.encoder.bert_config.to_json_file(os.path.join(FLAGS.output_dir, "bert_config.json"))
     vocab = os.path.join(model_folder(FLAGS.base_checkpoint), "vocab.txt")
     save_hf_checkpoint(model, FLAGS.output_dir, vocab_file=vocab if os.path.isfile(vocab) else None)
-    with open(os.path.join(FLAGS.output_dir, "bert_config.json.tmp"), "w") as f:
-        json.dump(config.to_dict(), f, indent=2)
-    os.replace(os.path.join(FLAGS.output_dir, "bert_config.json.tmp"),
-               os.path.join(FLAGS.output_dir, "bert_config.json"))
     print(f"Wrote {FLAGS.output_dir}")
 
 

@@ -40,16 +40,12 @@ class TfliteToCheckpointTest(TestCase):
         cls.files = {q: export_tflite(cls.original, os.path.join(cls.dir, f"{q}.tflite"), SEQ, q)
                      for q in ("float32", "dynamic_int8")}
 
-    def _restored(self):
-        model = _answerer(seed=2)  # the "base checkpoint": other weights everywhere
-        base = {v.path: np.array(v) for v in model.weights}
-        missing = restore_from_tflite(model, self.files[self.quantization])
-        return model, base, missing
-
-    def _check(self, tolerance):
+    def _check(self, quantization, tolerance):
         """Every weight the file holds comes back within `tolerance(original)`; the pooler and
         the position rows past the file's length keep the base checkpoint's values."""
-        model, base, missing = self._restored()
+        model = _answerer(seed=2)  # the "base checkpoint": other weights everywhere
+        base = {v.path: np.array(v) for v in model.weights}
+        missing = restore_from_tflite(model, self.files[quantization])
         self.assertEqual(missing, ["pooler/dense/kernel", "pooler/dense/bias"])
         original = {v.path: np.array(v) for v in self.original.weights}
         for variable in model.weights:
@@ -66,8 +62,7 @@ class TfliteToCheckpointTest(TestCase):
         return model
 
     def test_float32_file_gives_the_weights_exactly(self):
-        self.quantization = "float32"
-        model = self._check(lambda path, w: np.zeros_like(w))
+        model = self._check("float32", lambda path, w: np.zeros_like(w))
         inputs = dict(token_ids=np.array([[2, 5, 7, 9, 0]] * 2, "int32"),
                       segment_ids=np.array([[0, 0, 1, 1, 0]] * 2, "int32"),
                       padding_mask=np.array([[1, 1, 1, 1, 0]] * 2, "int32"))
@@ -78,8 +73,6 @@ class TfliteToCheckpointTest(TestCase):
         """Symmetric int8: the step is max|w| / 127 per output channel for dense kernels
         (Keras [in, out]: per column) and per tensor for the token embedding; the rest is
         float32 in the file and must come back exactly."""
-        self.quantization = "dynamic_int8"
-
         def half_step(path, w):
             if path.endswith("/kernel") and not path.startswith("span_head"):
                 return np.abs(w).max(axis=0, keepdims=True) / 127 / 2 * (1 + 1e-5)
@@ -87,7 +80,7 @@ class TfliteToCheckpointTest(TestCase):
                 return np.abs(w).max() / 127 / 2 * (1 + 1e-5) + np.zeros_like(w)
             return np.zeros_like(w)
 
-        model = self._check(half_step)
+        model = self._check("dynamic_int8", half_step)
         # And the int8 tensors did move: the file is not float32 in disguise.
         weights = read_tflite_weights(model, self.files["dynamic_int8"])
         kernel = "transformer_layer_0/intermediate/kernel"
