@@ -56,6 +56,9 @@ flags.DEFINE_float("qat_range_lr_multiplier", 0.0,
 flags.DEFINE_float("qat_hidden_weight", 0.0,
                    "qat_int8: weight of a term holding every block's int8 output near the float "
                    "model's (mean squared distance, TinyBERT's hidden-state loss); 0: off.")
+flags.DEFINE_bool("qat_dropout", True,
+                  "qat_int8: keep the model's dropout during QAT; --noqat_dropout turns it off, so "
+                  "that --qat_hidden_weight's term sees the int8 error alone.")
 flags.DEFINE_integer("num_qat_examples", 20000,
                      "qat_int8: training examples (questions) sampled; enough that QAT sees each "
                      "about once.")
@@ -99,6 +102,7 @@ def _quantization_aware_model(data, config_file, name):
         _model(config_file), inputs, labels, output_dir, FLAGS.qat_steps,
         learning_rate=FLAGS.qat_learning_rate, teacher_weight=FLAGS.qat_teacher_weight,
         range_lr_multiplier=FLAGS.qat_range_lr_multiplier, hidden_weight=FLAGS.qat_hidden_weight,
+        dropout=FLAGS.qat_dropout,
     )
 
 

@@ -159,3 +159,23 @@ class QatTrainingTest(TestCase):
         # Measured: 1.7e-3 without the term, 9.0e-5 with it (19x closer). The task loss alone
         # moves the blocks away from the float model; the hidden term holds them near it.
         self.assertLess(distances[30.0], 0.5 * distances[0.0], distances)
+
+    @pytest.mark.large
+    def test_without_dropout_qat_trains_the_graph_it_exports(self):
+        inputs, labels = _qa_data()
+        config = dict(TINY, hidden_dropout_prob=0.3, attention_probs_dropout_prob=0.3)
+        for dropout in (True, False):
+            model = keras_bert.BertQuestionAnswerer(keras_bert.BertEncoder(**config))
+            randomize_weights(model, scale=0.3)
+            with tempfile.TemporaryDirectory() as out:
+                qat = quantization_aware_finetune(model, inputs, labels, out, steps=1,
+                                                  batch_size=6, hidden_weight=1.0,
+                                                  dropout=dropout, log=lambda *_: None)
+            first, second, inference = (
+                np.asarray(qat(inputs, training=t)["start_logits"]) for t in (True, True, False)
+            )
+            if dropout:  # two training-mode passes draw different masks
+                self.assertGreater(np.abs(first - second).max(), 1e-3)
+            else:  # with the ranges frozen, training mode is the inference graph
+                np.testing.assert_array_equal(first, second)
+                np.testing.assert_allclose(first, inference, rtol=1e-6, atol=1e-6)
