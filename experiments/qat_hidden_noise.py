@@ -32,6 +32,9 @@ def main():
     parser.add_argument("--train_file", default="../shared/data/squad/train-v1.1-reconstructed.json.gz")
     parser.add_argument("--num_windows", type=int, default=64)
     parser.add_argument("--batch_size", type=int, default=16)
+    parser.add_argument("--per_dimension", action="store_true",
+                        help="also: per block, the share of the term in its 6 largest dimensions "
+                             "and the term per dimension relative to the float model's variance")
     args = parser.parse_args()
 
     import numpy as np
@@ -77,6 +80,17 @@ def main():
         per_block = np.mean(per_batch, axis=0)
         print(f"{latest}, dropout {'on' if training else 'off'}: term {per_block.mean():.4f}, "
               f"per block {np.round(per_block, 4).tolist()}")
+    if args.per_dimension:  # dropout off, over every window at once
+        x = {k: tf.constant(v[:n]) for k, v in inputs.items()}
+        real = inputs["padding_mask"][:n] > 0
+        _, blocks = blocks_model(x, training=False)
+        for b, (s, t) in enumerate(zip(blocks, teacher(x, training=False)["encoder_outputs"])):
+            s, t = np.asarray(s)[real], np.asarray(t)[real]  # [tokens, H]
+            per_dim = np.mean((s - t) ** 2, axis=0)  # [H]
+            top = np.argsort(-per_dim)[:6]
+            print(f"block {b}: 6 largest dimensions {top.tolist()} hold "
+                  f"{per_dim[top].sum() / per_dim.sum():.1%} of the term; term / float variance "
+                  f"per dimension: mean {np.mean(per_dim / t.var(axis=0)):.1%}")
 
 
 if __name__ == "__main__":
