@@ -59,6 +59,8 @@ flags.DEFINE_float("qat_hidden_weight", 0.0,
 flags.DEFINE_bool("qat_dropout", True,
                   "qat_int8: keep the model's dropout during QAT; --noqat_dropout turns it off, so "
                   "that --qat_hidden_weight's term sees the int8 error alone.")
+flags.DEFINE_integer("qat_seed", 0,
+                     "qat_int8: seed of the sampled training examples and their batch order.")
 flags.DEFINE_integer("num_qat_examples", 20000,
                      "qat_int8: training examples (questions) sampled; enough that QAT sees each "
                      "about once.")
@@ -95,14 +97,15 @@ def _quantization_aware_model(data, config_file, name):
     """QAT fine-tuning of a second copy of the model (the float one stays as trained)."""
     from export.quantization.qat_training import quantization_aware_finetune
 
-    inputs, labels = data.training_data(FLAGS.calibration_file, FLAGS.num_qat_examples)
+    inputs, labels = data.training_data(FLAGS.calibration_file, FLAGS.num_qat_examples,
+                                        seed=FLAGS.qat_seed)
     output_dir = os.path.join(FLAGS.export_dir, "qat", name)
     print(f"QAT: {FLAGS.qat_steps} steps on {len(inputs['token_ids'])} windows -> {output_dir}")
     return quantization_aware_finetune(
         _model(config_file), inputs, labels, output_dir, FLAGS.qat_steps,
         learning_rate=FLAGS.qat_learning_rate, teacher_weight=FLAGS.qat_teacher_weight,
         range_lr_multiplier=FLAGS.qat_range_lr_multiplier, hidden_weight=FLAGS.qat_hidden_weight,
-        dropout=FLAGS.qat_dropout,
+        dropout=FLAGS.qat_dropout, seed=FLAGS.qat_seed,
     )
 
 

@@ -19,6 +19,7 @@ HIDDEN=${HIDDEN:-1}
 PARENT=${PARENT:-runs/squad_minilm_gpu/parent}
 QAT_STEPS=${QAT_STEPS:-600}
 DROPOUT=${DROPOUT:-true}  # false: QAT without dropout (--noqat_dropout)
+SEED=${SEED:-0}  # --qat_seed: which training questions, in which order
 E=${EXPORT_DIR:-runs/export_squad_hidden_w${HIDDEN}}
 P=runs/export_squad_full/qat/squad/int8_profile.json
 mkdir -p $E/qat/squad
@@ -28,6 +29,6 @@ date
   --init_checkpoint=$PARENT --export_dir=$E --formats=tflite \
   --quantizations=qat_int8 --calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz \
   --qat_steps=$QAT_STEPS --num_qat_examples=$((QAT_STEPS * 100 / 3)) --qat_hidden_weight=$HIDDEN \
-  --qat_dropout=$DROPOUT
+  --qat_dropout=$DROPOUT --qat_seed=$SEED
 date
 docs/runs/squad_gpu/score_last10.sh $E/tflite/squad_qat_int8.tflite $E/last10
