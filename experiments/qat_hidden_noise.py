@@ -69,6 +69,7 @@ def main():
         calibrate(qat, inputs, args.batch_size, num_batches=8)
     freeze_ranges(qat)
     n = min(args.num_windows, len(inputs["token_ids"]))
+    squares, variances = [], []  # per block, dropout off: [tokens, H] of each batch
     for training in (True, False):
         per_batch = []
         for i in range(0, n - args.batch_size + 1, args.batch_size):
@@ -77,21 +78,22 @@ def main():
             _, blocks = blocks_model(x, training=training)
             per_batch.append([float(distill.hidden_loss([s], [t], x["padding_mask"]))
                               for s, t in zip(blocks, target)])
+            if not training:
+                real = inputs["padding_mask"][i:i + args.batch_size] > 0
+                squares.append([(np.asarray(s)[real] - np.asarray(t)[real]) ** 2
+                                for s, t in zip(blocks, target)])
+                variances.append([np.asarray(t)[real] for t in target])
         per_block = np.mean(per_batch, axis=0)
         print(f"{latest}, dropout {'on' if training else 'off'}: term {per_block.mean():.4f}, "
               f"per block {np.round(per_block, 4).tolist()}")
-    if args.per_dimension:  # dropout off, over every window at once
-        x = {k: tf.constant(v[:n]) for k, v in inputs.items()}
-        real = inputs["padding_mask"][:n] > 0
-        _, blocks = blocks_model(x, training=False)
-        for b, (s, t) in enumerate(zip(blocks, teacher(x, training=False)["encoder_outputs"])):
-            s, t = np.asarray(s)[real], np.asarray(t)[real]  # [tokens, H]
-            per_dim = np.mean((s - t) ** 2, axis=0)  # [H]
+    if args.per_dimension:  # dropout off, over every real token of the windows
+        for b in range(len(squares[0])):
+            per_dim = np.concatenate([batch[b] for batch in squares]).mean(axis=0)  # [H]
+            variance = np.concatenate([batch[b] for batch in variances]).var(axis=0)  # [H]
             top = np.argsort(-per_dim)[:6]
             print(f"block {b}: 6 largest dimensions {top.tolist()} hold "
                   f"{per_dim[top].sum() / per_dim.sum():.1%} of the term; term / float variance "
-                  f"per dimension: mean {np.mean(per_dim / t.var(axis=0)):.1%}")
-
+                  f"per dimension: mean {np.mean(per_dim / variance):.1%}")
 
 if __name__ == "__main__":
     main()
