@@ -34,11 +34,16 @@ def main():
     parser.add_argument("--output_dir", required=True, help="the soup's <export_dir>/qat/<name>")
     parser.add_argument("--steps", type=int, required=True,
                         help="the step the soup is written at: export.cli's --qat_steps")
+    parser.add_argument("--parent_share", type=float, default=0.0,
+                        help="share of the float parent's weights in the soup's weights (0-1; "
+                             "WiSE-FT's interpolation): the int8 ranges stay the runs' mean")
     parser.add_argument("--max_seq_length", type=int, default=384)
     args = parser.parse_args()
     qat_dirs = args.qat_dirs.split(",")
-    if len(qat_dirs) < 2:
-        sys.exit("--qat_dirs: give at least two QAT folders to average.")
+    if not 0.0 <= args.parent_share < 1.0:
+        sys.exit(f"--parent_share={args.parent_share}: give a share in [0, 1).")
+    if len(qat_dirs) < 2 and not args.parent_share:
+        sys.exit("--qat_dirs: give at least two QAT folders to average, or one with --parent_share.")
     profiles = []
     for folder in qat_dirs:
         path = os.path.join(folder, "int8_profile.json")
@@ -57,10 +62,13 @@ def main():
     from export.quantization.qat import quantize_aware
     from export.task.task_model import load_task_model
 
-    qat = quantize_aware(load_task_model(args.task_name, args.init_checkpoint), profile=profiles[0])
+    model = load_task_model(args.task_name, args.init_checkpoint)
+    qat = quantize_aware(model, profile=profiles[0])
     shape = (1, args.max_seq_length)
     qat({"token_ids": np.zeros(shape, "int32"), "segment_ids": np.zeros(shape, "int32"),
          "padding_mask": np.ones(shape, "int32")})
+    # The float model's own variables (qat shares them), read before any run is restored.
+    parent = {id(v): v.numpy().astype("float64") for v in model.weights}
     checkpoint = tf.train.Checkpoint(model=qat)
     total = [np.zeros(v.shape, "float64") for v in qat.weights]
     for folder in qat_dirs:
@@ -72,7 +80,10 @@ def main():
             total[i] += variable.numpy()
         print(f"read {latest}")
     for variable, value in zip(qat.weights, total):
-        variable.assign((value / len(qat_dirs)).astype(variable.dtype))
+        value = value / len(qat_dirs)
+        if id(variable) in parent:  # a float weight, not an int8 range
+            value = (1.0 - args.parent_share) * value + args.parent_share * parent[id(variable)]
+        variable.assign(value.astype(variable.dtype))
 
     os.makedirs(args.output_dir)
     with open(os.path.join(args.output_dir, "int8_profile.json"), "w") as f:
@@ -80,8 +91,9 @@ def main():
     saved = tf.train.CheckpointManager(checkpoint, os.path.join(args.output_dir, "ckpt"), 1).save(
         checkpoint_number=args.steps)
     with open(os.path.join(args.output_dir, "state.json"), "w") as f:
-        json.dump({"step": args.steps, "soup_of": qat_dirs}, f)
-    print(f"wrote {saved}: the mean of {len(qat_dirs)} runs' weights and ranges")
+        json.dump({"step": args.steps, "soup_of": qat_dirs, "parent_share": args.parent_share}, f)
+    print(f"wrote {saved}: the mean of {len(qat_dirs)} runs' weights and ranges"
+          + (f", weights mixed with {args.parent_share} of the parent's" if args.parent_share else ""))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@
 # every block near the parent's representation. The file is scored on the last 10 dev
 # articles (score_last10.sh: XNNPACK, as the apps run it). Nothing else may run beside the QAT (~23 GB).
 # DROPOUT=false runs QAT without dropout: the hidden term then measures the int8 error alone.
+# TEACHER=1 aims the task term at the parent's own start/end distributions instead of the labels.
 # Re-running continues (QAT resumes from its checkpoints).
 #   nohup docs/runs/squad_gpu/int8_hidden_run.sh >> runs/int8_hidden_run.log 2>&1 &
 set -euo pipefail
@@ -20,6 +21,7 @@ PARENT=${PARENT:-runs/squad_minilm_gpu/parent}
 QAT_STEPS=${QAT_STEPS:-600}
 DROPOUT=${DROPOUT:-true}  # false: QAT without dropout (--noqat_dropout)
 SEED=${SEED:-0}  # --qat_seed: which training questions, in which order
+TEACHER=${TEACHER:-0}  # --qat_teacher_weight: the float parent's share of the span targets
 E=${EXPORT_DIR:-runs/export_squad_hidden_w${HIDDEN}}
 P=runs/export_squad_full/qat/squad/int8_profile.json
 mkdir -p $E/qat/squad
@@ -29,6 +31,6 @@ date
   --init_checkpoint=$PARENT --export_dir=$E --formats=tflite \
   --quantizations=qat_int8 --calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz \
   --qat_steps=$QAT_STEPS --num_qat_examples=$((QAT_STEPS * 100 / 3)) --qat_hidden_weight=$HIDDEN \
-  --qat_dropout=$DROPOUT --qat_seed=$SEED
+  --qat_dropout=$DROPOUT --qat_seed=$SEED --qat_teacher_weight=$TEACHER
 date
 docs/runs/squad_gpu/score_last10.sh $E/tflite/squad_qat_int8.tflite $E/last10
