@@ -55,8 +55,8 @@ def main():
     parser.add_argument("--learning_rate", type=float, default=1e-3)
     parser.add_argument("--batch_size", type=int, default=16)
     args = parser.parse_args()
-    if os.path.exists(os.path.join(args.output_dir, "ckpt")):
-        sys.exit(f"{args.output_dir}/ckpt exists: pick a new --output_dir.")
+    if os.path.isdir(args.output_dir) and os.listdir(args.output_dir):
+        sys.exit(f"{args.output_dir} is not empty: pick a new --output_dir.")
     profile_path = os.path.join(args.qat_dir, "int8_profile.json")
     if not os.path.exists(profile_path):
         sys.exit(f"{profile_path} not found: pass export.cli's <export_dir>/qat/squad folder.")
@@ -69,6 +69,7 @@ def main():
     from export.quantization.qat import quantize_aware
     from export.quantization.qat_training import _frozen_copy
     from export.task.task_model import load_task_model
+    from experiments.qat_soup import write_qat_folder
     from export.verification import data as export_data
     from keras_bert.checkpoints.run_folder import VOCAB_FILE
     from keras_bert.checkpoints.run_folder import model_folder
@@ -133,7 +134,7 @@ def main():
     optimizer = keras.optimizers.Adam(args.learning_rate)
     rng = np.random.default_rng(args.seed)
     for step in range(1, args.fit_steps + 1):
-        index = np.sort(rng.choice(args.num_windows, 64, replace=False))
+        index = np.sort(rng.choice(args.num_windows, min(64, args.num_windows), replace=False))
         with tf.GradientTape() as tape:
             loss = cross_entropies(index, args.label_weight)[1]
         optimizer.apply(tape.gradient(loss, variables), variables)
@@ -143,15 +144,9 @@ def main():
     print(f"held-out windows ({count - args.num_windows}): distillation CE {before[0]:.4f} -> "
           f"{after[0]:.4f}, label CE {before[1]:.4f} -> {after[1]:.4f}")
 
-    os.makedirs(args.output_dir)
-    with open(os.path.join(args.output_dir, "int8_profile.json"), "w") as f:
-        json.dump(profile, f)
-    saved = tf.train.CheckpointManager(tf.train.Checkpoint(model=qat),
-                                       os.path.join(args.output_dir, "ckpt"), 1).save(
-        checkpoint_number=args.steps)
-    with open(os.path.join(args.output_dir, "state.json"), "w") as f:
-        json.dump({"step": args.steps, "head_refit_of": args.qat_dir,
-                   "holdout_before": before, "holdout_after": after}, f)
+    saved = write_qat_folder(tf.train.Checkpoint(model=qat), profile, args.output_dir,
+                             args.steps, {"head_refit_of": args.qat_dir,
+                                          "holdout_before": before, "holdout_after": after})
     print(f"wrote {saved}")
 
 

@@ -20,9 +20,32 @@ than each run. Here every run starts from the same fine-tuned float model.
 import argparse
 import json
 import os
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def write_qat_folder(checkpoint, profile, output_dir, step, state):
+    """Writes `export.cli`'s `<export_dir>/qat/<name>` folder: `checkpoint` at `step`, the int8
+    `profile` and `state.json` (`state` plus the step), so that `export.cli --qat_steps=step`
+    converts it without training. Written under a temporary name and renamed when complete.
+    Returns the checkpoint's path."""
+    import tensorflow as tf
+
+    partial = output_dir.rstrip("/") + ".tmp"
+    if os.path.exists(partial):
+        shutil.rmtree(partial)
+    os.makedirs(partial)
+    with open(os.path.join(partial, "int8_profile.json"), "w") as f:
+        json.dump(profile, f)
+    tf.train.CheckpointManager(checkpoint, os.path.join(partial, "ckpt"), 1).save(
+        checkpoint_number=step)
+    with open(os.path.join(partial, "state.json"), "w") as f:
+        json.dump({"step": step, **state}, f)
+    os.makedirs(os.path.dirname(os.path.abspath(output_dir)), exist_ok=True)
+    os.rename(partial, output_dir)
+    return tf.train.latest_checkpoint(os.path.join(output_dir, "ckpt"))
 
 
 def main():
@@ -53,8 +76,8 @@ def main():
             profiles.append(json.load(f))
     if any(profile != profiles[0] for profile in profiles[1:]):
         sys.exit("The QAT runs have different int8 profiles (graphs): they cannot be averaged.")
-    if os.path.exists(os.path.join(args.output_dir, "ckpt")):
-        sys.exit(f"{args.output_dir}/ckpt exists: pick a new --output_dir.")
+    if os.path.isdir(args.output_dir) and os.listdir(args.output_dir):
+        sys.exit(f"{args.output_dir} is not empty: pick a new --output_dir.")
 
     import numpy as np
     import tensorflow as tf
@@ -85,13 +108,8 @@ def main():
             value = (1.0 - args.parent_share) * value + args.parent_share * parent[id(variable)]
         variable.assign(value.astype(variable.dtype))
 
-    os.makedirs(args.output_dir)
-    with open(os.path.join(args.output_dir, "int8_profile.json"), "w") as f:
-        json.dump(profiles[0], f)
-    saved = tf.train.CheckpointManager(checkpoint, os.path.join(args.output_dir, "ckpt"), 1).save(
-        checkpoint_number=args.steps)
-    with open(os.path.join(args.output_dir, "state.json"), "w") as f:
-        json.dump({"step": args.steps, "soup_of": qat_dirs, "parent_share": args.parent_share}, f)
+    saved = write_qat_folder(checkpoint, profiles[0], args.output_dir, args.steps,
+                             {"soup_of": qat_dirs, "parent_share": args.parent_share})
     print(f"wrote {saved}: the mean of {len(qat_dirs)} runs' weights and ranges"
           + (f", weights mixed with {args.parent_share} of the parent's" if args.parent_share else ""))
 
