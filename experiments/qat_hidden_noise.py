@@ -1,7 +1,15 @@
 """How much of QAT's hidden-state term is int8 error, and how much dropout noise?
 Makes: docs/export.md, "QAT without dropout": the term at step 1 and after QAT, per block, with
-QAT's training-mode forward pass (dropout on) and without dropout.
-Rerun: the command below (about 1 min per checkpoint on 2 cores).
+QAT's training-mode forward pass (dropout on) and without dropout; and "Where the int8 graph's
+error arises" (`--off`: the hidden and attention terms, and the start/end distributions' KL
+divergence from the float model's, with families of fake quants off).
+Rerun: the command below (about 1 min per checkpoint on 2 cores), and for the second
+
+    .venv/bin/python -m experiments.qat_hidden_noise \
+        --init_checkpoint=runs/squad_minilm_gpu/parent_from_dynamic \
+        --profile=runs/export_squad_hidden_w3000/qat/squad/int8_profile.json --num_windows=16 \
+        --off="layer_norm,layer_norm/squares_sum,layer_norm/centered,scores,query|key,layer_0/"
+
 
     .venv/bin/python -m experiments.qat_hidden_noise \
         --init_checkpoint=runs/squad_minilm_gpu/parent_from_dynamic \
@@ -32,6 +40,11 @@ def main():
     parser.add_argument("--train_file", default="../shared/data/squad/train-v1.1-reconstructed.json.gz")
     parser.add_argument("--num_windows", type=int, default=64)
     parser.add_argument("--batch_size", type=int, default=16)
+    parser.add_argument("--off", default="",
+                        help="comma-separated regular expressions over fake quants' layer paths: "
+                             "with dropout off, the hidden and attention terms and the span "
+                             "distributions' KL from the float model's, with each family of "
+                             "activation fake quants off in turn (after all on)")
     parser.add_argument("--per_dimension", action="store_true",
                         help="also: per block, the share of the term in its 6 largest dimensions "
                              "and the term per dimension relative to the float model's variance")
@@ -40,15 +53,22 @@ def main():
     import numpy as np
     import tensorflow as tf
 
+    import re
+
+    from export.quantization.fake_quant import FakeQuant
+    from export.quantization.fake_quant import fake_quant_layers
     from export.quantization.fake_quant import freeze_ranges
     from export.quantization.qat import calibrate
     from export.quantization.qat import quantize_aware
+    from export.quantization.qat import record_attention
+    from export.quantization.qat_training import _AttentionRecorder
     from export.quantization.qat_training import _HiddenDistillation
     from export.quantization.qat_training import _frozen_copy
     from export.task.task_model import load_task_model
     from export.verification import data as export_data
     from keras_bert.checkpoints.run_folder import VOCAB_FILE
     from keras_bert.checkpoints.run_folder import model_folder
+    from keras_bert.models.bert_encoder import encode
 
     vocab = os.path.join(model_folder(args.init_checkpoint), VOCAB_FILE)
     data = export_data.TaskData("squad", vocab, True, 384, dict(doc_stride=128, max_query_length=64))
@@ -57,7 +77,7 @@ def main():
     teacher = _frozen_copy(model.encoder)  # before QAT's weights are restored into `model`
     with open(args.profile) as f:
         qat, blocks_model = quantize_aware(model, profile=json.load(f), with_blocks=True)
-    distill = _HiddenDistillation(blocks_model, teacher, 1.0)
+    distill = _HiddenDistillation(blocks_model, teacher, 1.0, attention_weight=1.0)
     distill({k: v[:1] for k, v in inputs.items()})
     if args.qat_dir:
         latest = tf.train.latest_checkpoint(os.path.join(args.qat_dir, "ckpt"))
@@ -94,6 +114,49 @@ def main():
             print(f"block {b}: 6 largest dimensions {top.tolist()} hold "
                   f"{per_dim[top].sum() / per_dim.sum():.1%} of the term; term / float variance "
                   f"per dimension: mean {np.mean(per_dim / variance):.1%}")
+
+    families = [f for f in args.off.split(",") if f]
+    quantizers = fake_quant_layers(qat, FakeQuant)
+    batches = [{k: tf.constant(v[i:i + args.batch_size]) for k, v in inputs.items()}
+               for i in range(0, n - args.batch_size + 1, args.batch_size)] if families else []
+    for layer in fake_quant_layers(qat):  # weights too: the float model's answers
+        layer.mode = "off"
+    float_spans = [blocks_model(x, training=False)[0] for x in batches]
+    for layer in fake_quant_layers(qat):
+        layer.mode = "quantize"
+
+    def span_kl(x, float_span, int8_span):
+        """KL(float || int8) of the start and end distributions over real positions, averaged."""
+        real = tf.cast(x["padding_mask"], tf.float32)
+        kls = []
+        for name in ("start_logits", "end_logits"):
+            f, q = (tf.nn.log_softmax(t[name] - 1e4 * (1.0 - real), axis=-1)
+                    for t in (float_span, int8_span))
+            kls.append(tf.reduce_mean(tf.reduce_sum(tf.exp(f) * (f - q), axis=-1)))
+        return float(tf.reduce_mean(kls))
+
+    for family in [None] + families:  # dropout off; None: every fake quant on
+        for layer in quantizers:
+            layer.mode = "off" if family and re.search(family, layer.path) else "quantize"
+        hidden, attention, spans = [], [], []
+        for x, float_span in zip(batches, float_spans):
+            recorder, probs = _AttentionRecorder(), []
+            target = encode(teacher.embeddings, teacher.transformer_layers, x,
+                            teacher.attention_pattern, recorder)
+            record_attention(blocks_model, probs.append)
+            int8_span, blocks = blocks_model(x, training=False)
+            hidden.append([float(distill.hidden_loss([s], [t], x["padding_mask"]))
+                           for s, t in zip(blocks, target)])
+            attention.append([float(distill.attention_loss([p], [t], x["padding_mask"]))
+                              for p, t in zip(probs, recorder.probs)])
+            spans.append(span_kl(x, float_span, int8_span))
+        if hidden:
+            off = sum(layer.mode == "off" for layer in quantizers)
+            print(f"{family or 'all on'!s:28s} {off:4d} off: hidden {np.mean(hidden):.4f}, "
+                  f"attention {np.mean(attention):.4f} (per block "
+                  f"{np.round(np.mean(attention, axis=0), 4).tolist()}), "
+                  f"span KL {np.mean(spans):.4f}")
+
 
 if __name__ == "__main__":
     main()

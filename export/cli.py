@@ -56,6 +56,9 @@ flags.DEFINE_float("qat_range_lr_multiplier", 0.0,
 flags.DEFINE_float("qat_hidden_weight", 0.0,
                    "qat_int8: weight of a term holding every block's int8 output near the float "
                    "model's (mean squared distance, TinyBERT's hidden-state loss); 0: off.")
+flags.DEFINE_float("qat_attention_weight", 0.0,
+                   "qat_int8: weight of a term holding every block's int8 attention distributions "
+                   "near the float model's (squared distance, summed over keys); 0: off.")
 flags.DEFINE_bool("qat_dropout", True,
                   "qat_int8: keep the model's dropout during QAT; --noqat_dropout turns it off, so "
                   "that --qat_hidden_weight's term sees the int8 error alone.")
@@ -105,7 +108,7 @@ def _quantization_aware_model(data, config_file, name):
         _model(config_file), inputs, labels, output_dir, FLAGS.qat_steps,
         learning_rate=FLAGS.qat_learning_rate, teacher_weight=FLAGS.qat_teacher_weight,
         range_lr_multiplier=FLAGS.qat_range_lr_multiplier, hidden_weight=FLAGS.qat_hidden_weight,
-        dropout=FLAGS.qat_dropout, seed=FLAGS.qat_seed,
+        attention_weight=FLAGS.qat_attention_weight, dropout=FLAGS.qat_dropout, seed=FLAGS.qat_seed,
     )
 
 

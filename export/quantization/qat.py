@@ -251,6 +251,7 @@ class _Transformer(_StreamOps, keras.layers.Layer):
         self.output_layer_norm = _LayerNorm(
             layer.output_layer_norm, groups, ema_decay, name="output_layer_norm"
         )
+        self.attention_sink = None  # see `record_attention`
 
     def call(self, x, padding, training=None):
         # `x` is the grouped residual stream: a list of [B, S, H_g].
@@ -343,13 +344,16 @@ class _Transformer(_StreamOps, keras.layers.Layer):
         else:  # one [B, N, S, S] tensor
             heads_of = [lambda t: tf.transpose(tf.reshape(t, (batch, seq, heads, size)),
                                                (0, 2, 1, 3))]  # [B, N, S, D]
-        contexts = []
+        contexts, head_probs = [], []
         for suffix, head in zip(self.heads, heads_of):
             scores = fq[f"scores{suffix}"](tf.matmul(head(query), head(key), transpose_b=True))
             masked = self._softmax_input(scores, padding, suffix, fq)
             probs = self.probs_fq(tf.nn.softmax(masked, axis=-1), training=training)
+            head_probs.append(probs)  # [B, (N,) S, S]
             probs = layer.dropout_layer(probs, training=training)
             contexts.append(tf.matmul(probs, head(value)))  # [B, (N,) S, D]
+        if self.attention_sink is not None:  # [B, N, S, S], on the int8 grid, before dropout
+            self.attention_sink(tf.stack(head_probs, axis=1) if self.head_scales else head_probs[0])
         if self.head_scales:
             return fq["context"](tf.concat(contexts, axis=-1))  # [B, S, N * D]
         context = fq["context"](contexts[0])  # [B, N, S, D]
@@ -443,6 +447,19 @@ class _Head(keras.layers.Layer):
         if self.split_span:  # [B, S, 2] -> two [B, S]
             return {"start_logits": logits[..., 0], "end_logits": logits[..., 1]}
         return logits
+
+
+def record_attention(qat_model, sink):
+    """Makes every block of a `quantize_aware` graph pass its attention probabilities to `sink`.
+
+    On each call of the graph, each block calls `sink(probs)` with its int8 attention
+    probabilities (after the softmax's int8 grid, before dropout), float32 `[B, N, S, S]`, in
+    block order; `sink=None` stops it. A function rather than a list attribute, so that Keras
+    does not track it. `qat_training` distills attention maps with it.
+    """
+    for layer in qat_model._flatten_layers(include_self=False, recursive=True):
+        if isinstance(layer, _Transformer):
+            layer.attention_sink = sink
 
 
 def quantize_aware(model, ema_decay=0.99, profile=None, with_blocks=False):

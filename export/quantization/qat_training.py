@@ -18,6 +18,9 @@ from export.quantization.fake_quant import learn_ranges
 from export.quantization.int8_profile import int8_profile
 from export.quantization.qat import calibrate
 from export.quantization.qat import quantize_aware
+from export.quantization.qat import record_attention
+from keras_bert.layers.forward_ops import ForwardOps
+from keras_bert.models.bert_encoder import encode
 
 
 def _load_or_make_profile(model, inputs, output_dir):
@@ -62,23 +65,51 @@ def _teacher_targets(model, inputs, labels, weight, output_dir, batch_size, log)
     return mix_targets(labels, teacher, weight)
 
 
-class _HiddenDistillation(keras.Model):
-    """Trains a QAT graph on its task loss plus TinyBERT's hidden-state term (Jiao et al. 2020).
+class _AttentionRecorder(ForwardOps):
+    """The float encoder's steps (`ForwardOps`), recording each block's attention probabilities
+    `[B, N, S, S]` in `probs`, in block order."""
 
-    The term is `weight` times the mean, over blocks, of the squared distance between the int8
-    graph's block output and the float model's, averaged over real tokens and dimensions. It
-    holds every block near the float model's representation, where QAT on the task loss alone
-    leaves the float optimum (docs/export.md). The float model is a frozen copy, run on each
-    batch.
+    def __init__(self):
+        self.probs = []
+
+    def block(self, layer, x, mask, training):
+        return layer.call_with_ops(x, mask, training, self)  # [B, S, H]
+
+    def attention(self, layer, x, mask, training):
+        return layer.call_with_ops(x, mask, training, self)  # [B, S, H]
+
+    def attend(self, layer, query, key, value, mask, training):
+        probs = layer.attention_probs(query, key, **mask)  # [B, N, S, S]
+        self.probs.append(probs)
+        return layer.contexts(tf.cast(probs, value.dtype), value)  # [B, S, H]
+
+
+class _HiddenDistillation(keras.Model):
+    """Trains a QAT graph on its task loss plus distillation terms from the float model.
+
+    The hidden-state term (TinyBERT's, Jiao et al. 2020) is `weight` times the mean, over
+    blocks, of the squared distance between the int8 graph's block output and the float
+    model's, averaged over real tokens and dimensions. It holds every block near the float
+    model's representation, where QAT on the task loss alone leaves the float optimum
+    (docs/export.md). The attention term (after TinyBERT's attention loss) is
+    `attention_weight` times the mean, over blocks, heads and real query tokens, of the
+    squared distance between the int8 graph's attention distribution (on the int8 softmax's
+    grid) and the float model's, summed over keys: each head's context is those weights times
+    the values, and the attention scores' int8 grid is the costliest of the graph's roundings
+    (docs/export.md). (A KL divergence needs the int8 probabilities that round to 0 floored;
+    with the floor, QAT lowered the term below 0 by rounding more of them to 0.) The float
+    model is a frozen copy, run on each batch.
     """
 
-    def __init__(self, blocks_model, teacher_encoder, weight, **kwargs):
+    def __init__(self, blocks_model, teacher_encoder, weight, attention_weight=0.0, **kwargs):
         super().__init__(**kwargs)
         self.blocks_model = blocks_model
         self.teacher_encoder = teacher_encoder
         self.teacher_encoder.trainable = False
         self.weight = weight
-        self.trackers = [keras.metrics.Mean(name=n) for n in ("loss", "task_loss", "hidden_loss")]
+        self.attention_weight = attention_weight
+        names = ["loss", "task_loss", "hidden_loss"] + ["attention_loss"] * (attention_weight > 0)
+        self.trackers = [keras.metrics.Mean(name=n) for n in names]
 
     @property
     def metrics(self):
@@ -94,17 +125,40 @@ class _HiddenDistillation(keras.Model):
         return tf.add_n([tf.reduce_sum(tf.square(s - tf.cast(t, s.dtype)) * real) / count
                          for s, t in zip(blocks, teacher_blocks)]) / len(blocks)
 
+    def attention_loss(self, probs, teacher_probs, padding_mask):
+        """Mean over blocks, heads and real queries of the squared distance over keys; a scalar.
+
+        `probs`, `teacher_probs`: lists (one per block) of `[B, N, S, S]` distributions.
+        """
+        real = tf.cast(padding_mask, tf.float32)[:, None, :]  # [B, 1, S]: real queries
+        count = tf.reduce_sum(real) * tf.cast(tf.shape(probs[0])[1], tf.float32)
+        return tf.add_n([
+            tf.reduce_sum(tf.reduce_sum(tf.square(s - tf.cast(t, s.dtype)), axis=-1) * real) / count
+            for s, t in zip(probs, teacher_probs)
+        ]) / len(probs)
+
     def train_step(self, data):
         x, y = data[0], data[1]
-        teacher = self.teacher_encoder(x, training=False)["encoder_outputs"]  # [[B, S, H]]
+        encoder, float_ops = self.teacher_encoder, _AttentionRecorder()
+        teacher = encode(encoder.embeddings, encoder.transformer_layers, x,
+                         encoder.attention_pattern, float_ops)  # [[B, S, H]]
+        probs = []
+        record_attention(self.blocks_model, probs.append if self.attention_weight else None)
         with tf.GradientTape() as tape:
             y_pred, blocks = self.blocks_model(x, training=True)
             task = self.compute_loss(x=x, y=y, y_pred=y_pred, training=True)
             hidden = self.hidden_loss(blocks, teacher, x["padding_mask"])
             loss = task + self.weight * hidden
+            terms = [task, hidden]
+            if self.attention_weight:
+                attention = self.attention_loss(probs, float_ops.probs, x["padding_mask"])
+                loss = loss + self.attention_weight * attention
+                terms.append(attention)
+        record_attention(self.blocks_model, None)
+        values = [loss] + terms
         variables = self.trainable_variables
         self.optimizer.apply(tape.gradient(loss, variables), variables)
-        for tracker, value in zip(self.trackers, (loss, task, hidden)):
+        for tracker, value in zip(self.trackers, values):
             tracker.update_state(value)
         return {t.name: t.result() for t in self.trackers}
 
@@ -120,7 +174,7 @@ def _frozen_copy(encoder):
 def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_size=16,
                                 learning_rate=2e-5, warmup_steps=20, save_every=25, seed=0,
                                 teacher_weight=0.0, range_lr_multiplier=0.0, hidden_weight=0.0,
-                                dropout=True, log=print):
+                                attention_weight=0.0, dropout=True, log=print):
     """Quantization-aware fine-tuning of a float task model, checkpointed and resumable.
 
     Builds the int8 graph (`export.quantization.int8_profile` + `quantize_aware`, sharing `model`'s
@@ -150,6 +204,9 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
         hidden_weight: float >= 0. Above 0, the loss adds this times the mean squared distance
             of every block's int8-graph output from the float model's (`_HiddenDistillation`).
             Defaults to 0.
+        attention_weight: float >= 0. Above 0, the loss adds this times the squared distance
+            between the int8 graph's attention distributions and the float model's, per block,
+            head and real query (`_HiddenDistillation.attention_loss`). Defaults to 0.
         dropout: bool. False sets every dropout rate of `model` to 0 for QAT (and leaves it
             so): then the hidden term measures the int8 graph's error alone. With MiniLM's
             0.1, dropout noise is two thirds of that term at step 1 (0.058 against 0.020
@@ -169,6 +226,8 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
         raise ValueError(f"range_lr_multiplier must be >= 0, got {range_lr_multiplier}.")
     if hidden_weight < 0.0:
         raise ValueError(f"hidden_weight must be >= 0, got {hidden_weight}.")
+    if attention_weight < 0.0:
+        raise ValueError(f"attention_weight must be >= 0, got {attention_weight}.")
     if len(inputs["token_ids"]) < batch_size:
         raise ValueError(
             f"QAT needs at least batch_size={batch_size} training examples, "
@@ -181,9 +240,10 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
                 layer.rate = 0.0
     profile = _load_or_make_profile(model, inputs, output_dir)
     log(f"int8 dimension groups: {[g if len(g) < 10 else f'{len(g)} dims' for g in profile['groups']]}")
-    if hidden_weight > 0.0:
+    if hidden_weight > 0.0 or attention_weight > 0.0:
         qat, blocks_model = quantize_aware(model, profile=profile, with_blocks=True)
-        trained = _HiddenDistillation(blocks_model, _frozen_copy(model.encoder), hidden_weight)
+        trained = _HiddenDistillation(blocks_model, _frozen_copy(model.encoder), hidden_weight,
+                                      attention_weight)
     else:
         qat = trained = quantize_aware(model, profile=profile)
     deltas = learn_ranges(qat, range_lr_multiplier) if range_lr_multiplier else []

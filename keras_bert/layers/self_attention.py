@@ -124,11 +124,21 @@ class SelfAttention(keras.layers.Layer):
 
     def attend(self, query, key, value, padding_mask=None, attention_mask=None, training=None):
         """Scores, mask, softmax and the concatenated contexts from the `[B, S, H]` projections."""
+        probs = self.attention_probs(query, key, padding_mask, attention_mask)  # [B, N, S, S]
+        probs = ops.cast(probs, value.dtype)
+        # Dropping whole attention targets, as the original does.
+        probs = self.dropout_layer(probs, training=training)  # [B, N, S, S]
+        return self.contexts(probs, value)  # [B, S, H]
+
+    def attention_probs(self, query, key, padding_mask=None, attention_mask=None):
+        """Each head's attention distribution over the keys `[B, N, S, S]` (the scores' dtype).
+
+        `query` and `key` are the `[B, S, H]` projections; masked keys get probability ~0.
+        """
         # Shape legend: B = batch, S = sequence (queries and keys), H = hidden size,
         # N = number of heads, D = head size (H / N).
         query = self._split_heads(query)  # [B, N, S, D]
         key = self._split_heads(key)  # [B, N, S, D]
-        value = self._split_heads(value)  # [B, N, S, D]
         scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2)))  # [B, N, S, S]
         scores = scores * ops.cast(1.0 / math.sqrt(self.head_size), scores.dtype)
         keep = None  # 1 where a query may attend a key, broadcast over heads
@@ -141,9 +151,11 @@ class SelfAttention(keras.layers.Layer):
             # Allowed keys add 0, the others MASK_ADDEND.
             scores = scores + (1.0 - keep) * ops.cast(MASK_ADDEND, scores.dtype)
         # Softmax in float32 even under mixed precision: float16 exponentials overflow.
-        probs = ops.cast(float32_softmax(scores, axis=-1), value.dtype)  # [B, N, S, S]
-        # Dropping whole attention targets, as the original does.
-        probs = self.dropout_layer(probs, training=training)  # [B, N, S, S]
+        return float32_softmax(scores, axis=-1)  # [B, N, S, S]
+
+    def contexts(self, probs, value):
+        """The heads' contexts `probs @ value`, concatenated: `[B, N, S, S]` probs -> `[B, S, H]`."""
+        value = self._split_heads(value)  # [B, N, S, D]
         context = ops.matmul(probs, value)  # [B, N, S, D]
         context = ops.transpose(context, (0, 2, 1, 3))  # [B, S, N, D]
         batch, seq = ops.shape(context)[0], ops.shape(context)[1]

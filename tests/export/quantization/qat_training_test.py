@@ -46,6 +46,9 @@ class QatTrainingTest(TestCase):
             with self.assertRaisesRegex(ValueError, "hidden_weight must be >= 0"):
                 quantization_aware_finetune(_tiny_qa(), inputs, labels, out, 2,
                                             hidden_weight=-1.0)
+            with self.assertRaisesRegex(ValueError, "attention_weight must be >= 0"):
+                quantization_aware_finetune(_tiny_qa(), inputs, labels, out, 2,
+                                            attention_weight=-1.0)
             self.assertEqual(os.listdir(out), [])
 
     @pytest.mark.large
@@ -124,6 +127,118 @@ class QatTrainingTest(TestCase):
         moved = [np.where(mask[..., None] > 0, s, 1e3) for s in student]
         np.testing.assert_allclose(float(distill.hidden_loss(moved, teacher, mask)), expected,
                                    rtol=1e-6)
+
+    def test_attention_loss_is_squared_distance_over_real_queries(self):
+        rng = np.random.default_rng(0)
+
+        def distributions(shape):
+            logits = rng.normal(size=shape) * 3.0
+            return (np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)).astype("float32")
+
+        shape = (3, 2, 5, 5)  # [B, N, S, S]
+        student = [distributions(shape) for _ in range(2)]
+        student[0][0, 0, 0] = [0.0, 0.0, 1.0, 0.0, 0.0]  # an int8 softmax row with zeros
+        teacher = [distributions(shape) for _ in range(2)]
+        mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]], "int32")
+        real = np.broadcast_to(mask[:, None, :] > 0, shape[:3])
+        expected = np.mean([((s - t) ** 2).sum(-1)[real].mean() for s, t in zip(student, teacher)])
+        model = _tiny_qa()
+        distill = _HiddenDistillation(quantize_aware(model, with_blocks=True)[1], model.encoder,
+                                      1.0, attention_weight=1.0)
+        actual = distill.attention_loss(student, teacher, mask)
+        np.testing.assert_allclose(float(actual), expected, rtol=1e-5)
+        # Padded query rows do not count, whatever they hold; equal distributions give 0.
+        moved = [np.where(real[..., None], s, 0.5) for s in student]
+        np.testing.assert_allclose(float(distill.attention_loss(moved, teacher, mask)), expected,
+                                   rtol=1e-5)
+        self.assertEqual(float(distill.attention_loss(teacher, teacher, mask)), 0.0)
+
+    def test_recorded_attention_is_the_float_models_without_fake_quant(self):
+        from export.quantization.fake_quant import set_fake_quant_mode
+        from export.quantization.qat import calibrate
+        from export.quantization.qat import record_attention
+        from export.quantization.qat_training import _AttentionRecorder
+        from keras_bert.models.bert_encoder import encode
+
+        inputs, _ = _qa_data()
+        model = _tiny_qa()
+        # Independent of both spellings: softmax(q k^T / sqrt(D)) from the float layers' weights.
+        first = model.encoder.transformer_layers[0].attention
+        x = np.asarray(model.encoder.embeddings(inputs["token_ids"], inputs["segment_ids"]))
+        heads, size = 2, TINY["hidden_size"] // 2
+
+        def split(dense):  # [B, S, H] -> [B, N, S, D]
+            t = x @ np.asarray(dense.kernel) + np.asarray(dense.bias)
+            return t.reshape(*t.shape[:2], heads, size).transpose(0, 2, 1, 3)
+
+        scores = split(first.query_dense) @ split(first.key_dense).transpose(0, 1, 3, 2)
+        scores = scores / np.sqrt(size) + np.where(inputs["padding_mask"] > 0, 0.0, -1e9)[:, None, None]
+        numpy_probs = np.exp(scores - scores.max(-1, keepdims=True))
+        numpy_probs /= numpy_probs.sum(-1, keepdims=True)
+        recorder = _AttentionRecorder()
+        encode(model.encoder.embeddings, model.encoder.transformer_layers, inputs,
+               "bidirectional", recorder)
+        self.assertEqual(len(recorder.probs), TINY["num_hidden_layers"])
+        np.testing.assert_allclose(np.asarray(recorder.probs[0]), numpy_probs, atol=1e-5)
+        for head_scales in (False, True):
+            qat, blocks_model = quantize_aware(
+                model, profile={"groups": [list(range(TINY["hidden_size"]))],
+                                "head_scales": head_scales}, with_blocks=True)
+            calibrate(qat, inputs, batch_size=6)
+            for mode in ("off", "quantize"):
+                set_fake_quant_mode(qat, mode)
+                recorded = []
+                record_attention(blocks_model, recorded.append)
+                blocks_model(inputs)
+                record_attention(blocks_model, None)
+                blocks_model(inputs)  # stopped: nothing more is recorded
+                self.assertEqual(len(recorded), TINY["num_hidden_layers"])
+                for float_probs, int8_probs in zip(recorder.probs, recorded):
+                    self.assertEqual(int8_probs.shape, float_probs.shape)
+                    if mode == "off":
+                        np.testing.assert_allclose(np.asarray(int8_probs),
+                                                   np.asarray(float_probs), atol=1e-5)
+                    else:  # on TFLite's softmax grid (steps of 1/256), near the float model's
+                        steps = np.asarray(int8_probs) * 256.0
+                        np.testing.assert_allclose(steps, np.round(steps), atol=1e-3)
+                        real = np.broadcast_to(inputs["padding_mask"][:, None, None, :] > 0,
+                                               steps.shape)
+                        # Measured: at most 2.7 steps off (upstream roundings add to the grid's).
+                        self.assertLess(np.abs(np.asarray(int8_probs) -
+                                               np.asarray(float_probs))[real].max(), 4.0 / 256)
+
+    @pytest.mark.large
+    def test_attention_term_holds_attention_near_the_float_model(self):
+        from export.quantization.qat import record_attention
+        from export.quantization.qat_training import _AttentionRecorder
+        from keras_bert.models.bert_encoder import encode
+
+        inputs, labels = _qa_data()
+        float_model = _tiny_qa()
+        recorder = _AttentionRecorder()
+        encode(float_model.encoder.embeddings, float_model.encoder.transformer_layers, inputs,
+               "bidirectional", recorder)
+        real = np.broadcast_to(inputs["padding_mask"][:, None, :] > 0,
+                               recorder.probs[0].shape[:3])  # [B, N, S] real query rows
+        distances = {}
+        with tempfile.TemporaryDirectory() as out:
+            for weight in (0.0, 30.0):
+                run_dir = os.path.join(out, str(weight))
+                qat = quantization_aware_finetune(_tiny_qa(), inputs, labels, run_dir, steps=12,
+                                                  batch_size=6, learning_rate=3e-2,
+                                                  warmup_steps=1, hidden_weight=1e-3,
+                                                  attention_weight=weight, log=lambda *_: None)
+                int8_probs = []  # the trained int8 graph's attention
+                record_attention(qat, int8_probs.append)
+                qat(inputs)
+                distances[weight] = np.mean([
+                    ((np.asarray(p) - np.asarray(f)) ** 2).sum(-1)[real].mean()
+                    for p, f in zip(int8_probs, recorder.probs)])
+            with open(os.path.join(run_dir, "state.json")) as f:
+                self.assertIn("attention_loss", json.load(f))
+        # Measured: 1.7e-4 without the term, 3.5e-5 with it (the int8 grid's own error, 3.8e-5
+        # before training). The task loss alone moves the int8 graph's attention maps.
+        self.assertLess(distances[30.0], 0.5 * distances[0.0], distances)
 
     @pytest.mark.large
     def test_hidden_term_holds_blocks_near_the_float_model(self):
