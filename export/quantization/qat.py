@@ -93,23 +93,34 @@ class _LayerNorm(keras.layers.Layer):
     0. `1/H` moves into the epsilon and `sqrt(H)` into gamma, so no op is spent on them.
 
     The per-token sum of squares is still one per-tensor int8 range: separator tokens' sums
-    (~49000 in MiniLM's first layer) coarsen ordinary tokens' (~200). Computing rsqrt on two
-    ranges (ordinary / outlier tokens, joined by `tf.where`) was tried: +0.1 F1 in Keras fake
-    quant, and TF 2.21's converter produced a broken int8 graph for it (docs/export.md).
+    (~41000 in MiniLM's first layer) coarsen ordinary tokens' (a few hundred) to steps of ~160.
+    Computing rsqrt on two ranges (ordinary / outlier tokens, joined by `tf.where`) was tried:
+    +0.1 F1 in Keras fake quant, and TF 2.21's converter produced a broken int8 graph for it
+    (docs/export.md). With `split_variance` (and more than one group), the sum is never formed:
+    with `s_o` the first (outlier) group's squares and `s_b` the other groups', a few hundred for
+    every token, `1/sqrt(s_o + s_b) = r * rsqrt(1 + s_o * r^2)` with `r = rsqrt(s_b)`. The ratio
+    `s_o * r^2` runs from ~0 (ordinary tokens, where rounding it to 0 costs under 1 %) to ~200
+    (separator tokens, where its step is under 1 % of it), so every int8 tensor on the way keeps
+    its relative precision. Same float math, plain int8 MUL, ADD and RSQRT ops.
     """
 
-    def __init__(self, layer, groups, ema_decay, **kwargs):
+    def __init__(self, layer, groups, ema_decay, split_variance=False, **kwargs):
         super().__init__(**kwargs)
         self.layer = layer
         self.groups = groups
+        self.split_variance = split_variance and len(groups) > 1
         self.names = ["mean", "inverse"]
+        first = 1 if self.split_variance else 0  # where the running sum of squares starts
         for g in range(len(groups)):
             self.names += [f"centered_{g}", f"squares_{g}", f"normalized_{g}", f"scaled_{g}",
                            f"output_{g}"]
-            if g:
+            if g > first:
                 self.names += [f"squares_sum_{g}"]
             if 0 < g < len(groups) - 1:
                 self.names += [f"mean_sum_{g}"]
+        if self.split_variance:
+            self.names += ["bulk_inverse", "bulk_inverse_squared", "ratio", "ratio_plus_one",
+                           "ratio_rsqrt"]
         _add_fake_quants(self, self.names, ema_decay)
 
     def call(self, x, training=None):
@@ -134,13 +145,20 @@ class _LayerNorm(keras.layers.Layer):
             fq[f"squares_{g}"](tf.matmul(part[..., None, :], part[..., :, None])[..., 0])
             for g, part in enumerate(centered)
         ]
-        total = squares[0]
-        for g in range(1, len(squares)):
+        first = 1 if self.split_variance else 0
+        total = squares[first]
+        for g in range(first + 1, len(squares)):
             total = fq[f"squares_sum_{g}"](total + squares[g])  # [B, S, 1]
         floor = width * self.layer.epsilon
         # max(), not LayerNorm's "+ epsilon": an int8 ADD of a ~1e-10 constant came out wrong by
         # ~9 grid steps in TF 2.21's kernels (QuantizationDebugger); max() keeps the scale.
-        inverse = fq["inverse"](tf.math.rsqrt(tf.maximum(total, floor)))  # [B, S, 1]
+        if self.split_variance:  # `total` is the other groups' share; see the class docstring
+            bulk_inverse = fq["bulk_inverse"](tf.math.rsqrt(tf.maximum(total, floor)))  # [B, S, 1]
+            ratio = fq["ratio"](squares[0] * fq["bulk_inverse_squared"](bulk_inverse * bulk_inverse))
+            ratio_rsqrt = fq["ratio_rsqrt"](tf.math.rsqrt(fq["ratio_plus_one"](ratio + 1.0)))
+            inverse = fq["inverse"](bulk_inverse * ratio_rsqrt)  # [B, S, 1]
+        else:
+            inverse = fq["inverse"](tf.math.rsqrt(tf.maximum(total, floor)))  # [B, S, 1]
         gamma = tf.convert_to_tensor(self.layer.gamma) * math.sqrt(width)
         beta = tf.convert_to_tensor(self.layer.beta)
         outputs = []
@@ -176,7 +194,7 @@ class _Embeddings(_StreamOps, keras.layers.Layer):
     `BertEmbeddings.call_with_ops` is the wiring; this layer is its ops (`ForwardOps`).
     """
 
-    def __init__(self, layer, groups, ema_decay, **kwargs):
+    def __init__(self, layer, groups, ema_decay, split_variance=False, **kwargs):
         super().__init__(**kwargs)
         self.layer = layer
         self.groups = groups
@@ -185,7 +203,8 @@ class _Embeddings(_StreamOps, keras.layers.Layer):
             self.names += [f"token_table_{g}", f"segment_table_{g}", f"position_table_{g}",
                            f"token_segment_sum_{g}", f"embedding_sum_{g}"]
         _add_fake_quants(self, self.names, ema_decay)
-        self.layer_norm = _LayerNorm(layer.layer_norm, groups, ema_decay, name="layer_norm")
+        self.layer_norm = _LayerNorm(layer.layer_norm, groups, ema_decay, split_variance,
+                                     name="layer_norm")
 
     def call(self, token_ids, segment_ids, training=None):
         return self.layer.call_with_ops(token_ids, segment_ids, training, self)  # [[B, S, H_g]]
@@ -216,7 +235,8 @@ class _Transformer(_StreamOps, keras.layers.Layer):
     `<name>_dense`, and each LayerNorm the `_LayerNorm` of its name.
     """
 
-    def __init__(self, layer, groups, ema_decay, head_scales=False, **kwargs):
+    def __init__(self, layer, groups, ema_decay, head_scales=False, split_variance=False,
+                 **kwargs):
         super().__init__(**kwargs)
         self.layer = layer
         attention = layer.attention
@@ -246,10 +266,11 @@ class _Transformer(_StreamOps, keras.layers.Layer):
         self.output_dense = _GroupedDense(layer.output_dense, groups, ema_decay, False,
                                           name="output")
         self.attention_layer_norm = _LayerNorm(
-            layer.attention_layer_norm, groups, ema_decay, name="attention_layer_norm"
+            layer.attention_layer_norm, groups, ema_decay, split_variance,
+            name="attention_layer_norm"
         )
         self.output_layer_norm = _LayerNorm(
-            layer.output_layer_norm, groups, ema_decay, name="output_layer_norm"
+            layer.output_layer_norm, groups, ema_decay, split_variance, name="output_layer_norm"
         )
         self.attention_sink = None  # see `record_attention`
 
@@ -366,16 +387,19 @@ class _Encoder(keras.layers.Layer):
     `keras_bert.models.bert_encoder.encode` is the wiring; this layer is its ops (`ForwardOps`).
     """
 
-    def __init__(self, encoder, groups, ema_decay, pooled, head_scales=False, **kwargs):
+    def __init__(self, encoder, groups, ema_decay, pooled, head_scales=False,
+                 split_variance=False, **kwargs):
         super().__init__(**kwargs)
         self.encoder = encoder
         self.pooled = pooled
         self.groups = tuple(tuple(g) for g in groups)
-        self.embeddings = _Embeddings(encoder.embeddings, groups, ema_decay, name="embeddings")
+        self.embeddings = _Embeddings(encoder.embeddings, groups, ema_decay, split_variance,
+                                      name="embeddings")
         self.num_blocks = len(encoder.transformer_layers)
         for i, layer in enumerate(encoder.transformer_layers):  # attributes: see _add_fake_quants
             setattr(self, f"block_{i}",
-                    _Transformer(layer, groups, ema_decay, head_scales, name=layer.name))
+                    _Transformer(layer, groups, ema_decay, head_scales, split_variance,
+                                 name=layer.name))
         # `1 - keep` gets a fixed range: without one, TF 2.21's converter gave that SUB output
         # the scale of the -10000 product (39.2), so it rounded to 0 and the int8 model
         # attended to padding (found by comparing every tensor with Keras). Each block makes
@@ -479,7 +503,8 @@ def quantize_aware(model, ema_decay=0.99, profile=None, with_blocks=False):
     group of hidden dimensions (same float math; outlier dimensions no longer coarsen the
     others' int8 grid), and with its
     `head_scales`, each head's attention scores are their own int8 tensor (one wide head no
-    longer coarsens the other heads' softmax inputs).
+    longer coarsens the other heads' softmax inputs), and with its `split_variance`, each
+    LayerNorm's variance keeps the outlier group's squares apart (see `_LayerNorm`).
 
     Before training (or to quantize after training only), calibrate the ranges: set
     `export.quantization.fake_quant.set_fake_quant_mode(qat, "calibrate")`, run `qat.predict`
@@ -527,7 +552,8 @@ def quantize_aware(model, ema_decay=0.99, profile=None, with_blocks=False):
             "for this model."
         )
     encoder = _Encoder(model.encoder, groups, ema_decay, feature == "pooled",
-                       bool(profile.get("head_scales")), name="encoder")
+                       bool(profile.get("head_scales")), bool(profile.get("split_variance")),
+                       name="encoder")
     head_groups = groups if feature == "sequence" else [list(range(width))]
     head = _Head(dense, head_groups, split_span, ema_decay, name="head")
 
