@@ -94,9 +94,9 @@ class _HiddenDistillation(keras.Model):
     (docs/export.md). The attention term (after TinyBERT's attention loss) is
     `attention_weight` times the mean, over blocks, heads and real query tokens, of the
     squared distance between the int8 graph's attention distribution (on the int8 softmax's
-    grid) and the float model's, summed over keys: each head's context is those weights times
-    the values, and the attention scores' int8 grid is the costliest of the graph's roundings
-    (docs/export.md). (A KL divergence needs the int8 probabilities that round to 0 floored;
+    grid) and the float model's, summed over keys (each head's context is those weights times
+    the values). On MiniLM's SQuAD parent it did not help: the attention maps differ mostly
+    because of the LayerNorms before them (docs/export.md). (A KL divergence needs the int8 probabilities that round to 0 floored;
     with the floor, QAT lowered the term below 0 by rounding more of them to 0.) The float
     model is a frozen copy, run on each batch.
     """
