@@ -62,6 +62,10 @@ flags.DEFINE_float("qat_attention_weight", 0.0,
 flags.DEFINE_bool("qat_dropout", True,
                   "qat_int8: keep the model's dropout during QAT; --noqat_dropout turns it off, so "
                   "that --qat_hidden_weight's term sees the int8 error alone.")
+flags.DEFINE_bool("qat_split_variance", True,
+                  "qat_int8: in the int8 LayerNorms, keep the outlier dimensions' sum of squares "
+                  "apart from the others' (docs/export.md); --noqat_split_variance: one sum, as "
+                  "files before 2026-11-28.")
 flags.DEFINE_integer("qat_seed", 0,
                      "qat_int8: seed of the sampled training examples and their batch order.")
 flags.DEFINE_integer("num_qat_examples", 20000,
@@ -109,6 +113,7 @@ def _quantization_aware_model(data, config_file, name):
         learning_rate=FLAGS.qat_learning_rate, teacher_weight=FLAGS.qat_teacher_weight,
         range_lr_multiplier=FLAGS.qat_range_lr_multiplier, hidden_weight=FLAGS.qat_hidden_weight,
         attention_weight=FLAGS.qat_attention_weight, dropout=FLAGS.qat_dropout, seed=FLAGS.qat_seed,
+        split_variance=FLAGS.qat_split_variance,
     )
 
 

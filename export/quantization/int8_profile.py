@@ -86,7 +86,7 @@ class _Recorder(ForwardOps):
         return out
 
 
-def int8_profile(model, inputs, ratio=4.0, max_groups=3, examples=32):
+def int8_profile(model, inputs, ratio=4.0, max_groups=3, examples=32, split_variance=True):
     """Measures where a float keras_bert model's activations need more than one int8 scale.
 
     BERT's residual stream carries a few outlier dimensions (in all-MiniLM-L6-v2, dimension
@@ -106,12 +106,18 @@ def int8_profile(model, inputs, ratio=4.0, max_groups=3, examples=32):
         max_groups: int >= 1; most dimension groups, the bulk included. Defaults to 3.
         examples: int; only the first `examples` inputs are run (peaks settle within a few
             dozen windows). Defaults to 32.
+        split_variance: bool; with more than one dimension group, each LayerNorm's variance
+            keeps the outlier groups' sum of squares apart from the bulk's (`_LayerNorm` in
+            `export.quantization.qat`): one int8 sum of squares rounds ordinary tokens'
+            variances to steps of ~160 when separator tokens reach ~40,900. On MiniLM's SQuAD
+            parent it halved the int8 graph's span KL (docs/export.md). Defaults to True.
 
     Returns:
         a JSON-ready dict: `groups`, lists of hidden dimensions (one list: plain per-tensor);
         `peaks`, each dimension's largest |activation| on `inputs`; `head_peaks`, each layer's
         per-head largest |attention score|; and `head_scales`, whether those (each at least
-        `SCORES_MIN_WIDTH / 2`) differ by more than `ratio` in some layer.
+        `SCORES_MIN_WIDTH / 2`) differ by more than `ratio` in some layer; and
+        `split_variance`, `split_variance` where there are outlier groups (False otherwise).
     """
     if max_groups < 1 or ratio <= 1.0:
         raise ValueError(f"Need max_groups >= 1 and ratio > 1, got {max_groups} and {ratio}.")
@@ -129,9 +135,11 @@ def int8_profile(model, inputs, ratio=4.0, max_groups=3, examples=32):
     # Scores ranges are at least SCORES_MIN_WIDTH wide: heads below half that share a grid.
     floor = SCORES_MIN_WIDTH / 2.0
     spread = max(float(np.maximum(p, floor).max() / np.maximum(p, floor).min()) for p in head_peaks)
+    groups = _dimension_groups(peaks, ratio, max_groups)
     return {
-        "groups": _dimension_groups(peaks, ratio, max_groups),
+        "groups": groups,
         "peaks": [round(float(p), 4) for p in peaks],
         "head_peaks": [[round(float(p), 4) for p in layer] for layer in head_peaks],
         "head_scales": spread > ratio,
+        "split_variance": bool(split_variance) and len(groups) > 1,
     }

@@ -23,13 +23,17 @@ from keras_bert.layers.forward_ops import ForwardOps
 from keras_bert.models.bert_encoder import encode
 
 
-def _load_or_make_profile(model, inputs, output_dir):
+def _load_or_make_profile(model, inputs, output_dir, split_variance, log):
     """The run's int8 profile: made once, then read back (a resumed run needs the same graph)."""
     path = os.path.join(output_dir, "int8_profile.json")
     if os.path.exists(path):
         with open(path) as f:
-            return json.load(f)
-    profile = int8_profile(model, inputs)
+            profile = json.load(f)
+        if len(profile["groups"]) > 1 and bool(profile.get("split_variance")) != split_variance:
+            log(f"{path} keeps split_variance={bool(profile.get('split_variance'))} (its run's "
+                f"graph), not {split_variance}: use a new output directory for the other graph.")
+        return profile
+    profile = int8_profile(model, inputs, split_variance=split_variance)
     with atomic_open(path) as f:  # a stop mid-write must not leave half a profile to read back
         json.dump(profile, f)
     return profile
@@ -174,7 +178,8 @@ def _frozen_copy(encoder):
 def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_size=16,
                                 learning_rate=2e-5, warmup_steps=20, save_every=25, seed=0,
                                 teacher_weight=0.0, range_lr_multiplier=0.0, hidden_weight=0.0,
-                                attention_weight=0.0, dropout=True, log=print):
+                                attention_weight=0.0, dropout=True, split_variance=True,
+                                log=print):
     """Quantization-aware fine-tuning of a float task model, checkpointed and resumable.
 
     Builds the int8 graph (`export.quantization.int8_profile` + `quantize_aware`, sharing `model`'s
@@ -211,6 +216,9 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
             so): then the hidden term measures the int8 graph's error alone. With MiniLM's
             0.1, dropout noise is two thirds of that term at step 1 (0.058 against 0.020
             without; docs/export.md). Defaults to True (the model's own rates).
+        split_variance: bool, the new profile's `split_variance`
+            (`export.quantization.int8_profile.int8_profile`); a resumed run keeps the one in
+            `output_dir/int8_profile.json`. Defaults to True.
 
     Returns:
         the trained `quantize_aware` model; convert it with
@@ -238,7 +246,7 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
         for layer in model._flatten_layers(include_self=False, recursive=True):
             if isinstance(layer, keras.layers.Dropout):
                 layer.rate = 0.0
-    profile = _load_or_make_profile(model, inputs, output_dir)
+    profile = _load_or_make_profile(model, inputs, output_dir, split_variance, log)
     log(f"int8 dimension groups: {[g if len(g) < 10 else f'{len(g)} dims' for g in profile['groups']]}")
     if hidden_weight > 0.0 or attention_weight > 0.0:
         qat, blocks_model = quantize_aware(model, profile=profile, with_blocks=True)

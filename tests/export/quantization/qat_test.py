@@ -253,9 +253,15 @@ class QuantizeAwareTest(TestCase):
         self.assertEqual(profile["groups"], [[3], [0, 1, 2, 4, 5, 6, 7]])
         self.assertEqual(len(profile["peaks"]), 8)
         self.assertEqual(int(np.argmax(profile["peaks"])), 3)
-        # Without outliers, one group: the plain per-tensor graph.
+        # With an outlier group, the LayerNorms keep its squares apart unless told not to.
+        self.assertIs(profile["split_variance"], True)
+        summed = int8_profile(model, _calibration_inputs(), split_variance=False)
+        self.assertEqual(summed["groups"], profile["groups"])
+        self.assertIs(summed["split_variance"], False)
+        # Without outliers, one group: the plain per-tensor graph, with nothing to split.
         plain = int8_profile(_tiny_question_answerer(), _calibration_inputs())
         self.assertEqual(plain["groups"], [list(range(8))])
+        self.assertIs(plain["split_variance"], False)
 
     def test_profile_rejects_bad_arguments(self):
         model = _tiny_question_answerer()
@@ -442,16 +448,19 @@ class ConvertFullInt8Test(TestCase):
     @pytest.mark.large
     def test_converts_grouped_model_to_full_int8(self):
         model = _with_outlier_dimension(_tiny_question_answerer())
-        qat = _calibrated(model, profile=int8_profile(model, _calibration_inputs()))
+        profile = int8_profile(model, _calibration_inputs(), split_variance=False)
         # Two dimension groups: every Dense reading or writing the stream is two
         # FULLY_CONNECTED ops (2 blocks x 6 Dense x 2 + the head's 2), and each LayerNorm mean
         # one per group, less the one-dimension group's, which the converter makes a MUL (+5).
-        self._check_conversion(qat, fully_connected=31)
+        ops, _ = self._check_conversion(_calibrated(model, profile=profile), fully_connected=31)
+        # One sum of squares per LayerNorm: one RSQRT in each of the 5.
+        self.assertEqual(sum(op["op_name"] == "RSQRT" for op in ops), 5)
 
     @pytest.mark.large
     def test_converts_split_variance_model_to_full_int8(self):
         model = _with_outlier_dimension(_tiny_question_answerer())
-        profile = dict(int8_profile(model, _calibration_inputs()), split_variance=True)
+        profile = int8_profile(model, _calibration_inputs())  # split_variance by default
+        self.assertIs(profile["split_variance"], True)
         ops, _ = self._check_conversion(_calibrated(model, profile=profile), fully_connected=31)
         # Each of the 5 LayerNorms: rsqrt of the other groups' squares, then of 1 + the ratio.
         self.assertEqual(sum(op["op_name"] == "RSQRT" for op in ops), 2 * 5)

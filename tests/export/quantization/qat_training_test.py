@@ -276,6 +276,27 @@ class QatTrainingTest(TestCase):
         self.assertLess(distances[30.0], 0.5 * distances[0.0], distances)
 
     @pytest.mark.large
+    def test_a_resumed_run_keeps_the_graph_of_its_profile(self):
+        # A profile written before split_variance existed (no key) stays the summed graph,
+        # and asking for the split one on that directory says why it is not used.
+        inputs, labels = _qa_data()
+        width = TINY["hidden_size"]
+        old = {"groups": [[3], [d for d in range(width) if d != 3]], "head_scales": False}
+        with tempfile.TemporaryDirectory() as out:
+            with open(os.path.join(out, "int8_profile.json"), "w") as f:
+                json.dump(old, f)
+            lines = []
+            qat = quantization_aware_finetune(_tiny_qa(), inputs, labels, out, steps=1,
+                                              batch_size=6, log=lines.append)
+            with open(os.path.join(out, "int8_profile.json")) as f:
+                self.assertEqual(json.load(f), old)
+        self.assertTrue(any("keeps split_variance=False" in str(line) for line in lines), lines)
+        layer_norms = [layer for layer in qat._flatten_layers(recursive=True)
+                       if type(layer).__name__ == "_LayerNorm"]
+        self.assertTrue(layer_norms)
+        self.assertFalse(any(layer.split_variance for layer in layer_norms))
+
+    @pytest.mark.large
     def test_without_dropout_qat_trains_the_graph_it_exports(self):
         inputs, labels = _qa_data()
         config = dict(TINY, hidden_dropout_prob=0.3, attention_probs_dropout_prob=0.3)
