@@ -9,10 +9,14 @@ the official v1.1 rules and fails below the floors, so fixtures remade from a br
 decoder fail everywhere.
 
     .venv/bin/python -m apps.qa_gold    # the fixtures' score against gold, and the floors
+    .venv/bin/python -m apps.qa_gold --model=apps/models/squad_minilm_int8.tflite
+        # another file's answers to the same cases (the Python pipeline), against the same gold
 """
 
+import argparse
 import json
 import os
+import sys
 
 from keras_bert.metrics.squad_evaluation import exact_match, f1_v1
 
@@ -60,10 +64,31 @@ def problems(cases, gold):
     return out
 
 
+def model_answers(cases, model_path):
+    """`{case id: best answer text}` of the `.tflite` at `model_path` on the fixture `cases`
+    (their questions and passages, through the apps' Python pipeline)."""
+    from apps.qa_pipeline import TfliteQa
+
+    qa = TfliteQa(model_path=model_path)
+    answers = {}
+    for case in cases:
+        nbest = qa.answer(case["question"], case["context"])["nbest"]
+        answers[case["id"]] = nbest[0]["text"] if nbest else ""
+    return answers
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", help="a .tflite to answer the fixture cases with; by default "
+                        "the answers recorded in qa_golden.json are scored.")
+    args = parser.parse_args()
+    if args.model and not os.path.isfile(args.model):
+        sys.exit(f"--model: {args.model} does not exist; give the path of a .tflite QA model.")
     cases = load_json("qa_golden.json")["cases"]
     gold = load_json("qa_gold.json")
-    result = score({c["id"]: c["answer"]["text"] for c in cases}, gold)
+    answers = (model_answers(cases, args.model) if args.model
+               else {c["id"]: c["answer"]["text"] for c in cases})
+    result = score(answers, gold)
     print(f"{result['exact_match']}/{result['scored']} exact, F1 {result['f1']:.2f} "
           f"(floors: {gold['min_exact_match']} exact, F1 {gold['min_f1']})")
     for case_id, answer, golds in result["misses"]:
