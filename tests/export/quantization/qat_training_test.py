@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import keras_bert
+from export.quantization.qat import _LayerNorm
 from export.quantization.qat import quantize_aware
 from export.quantization.qat_training import _HiddenDistillation
 from export.quantization.qat_training import quantization_aware_finetune
@@ -292,7 +293,7 @@ class QatTrainingTest(TestCase):
                 self.assertEqual(json.load(f), old)
         self.assertTrue(any("keeps split_variance=False" in str(line) for line in lines), lines)
         layer_norms = [layer for layer in qat._flatten_layers(recursive=True)
-                       if type(layer).__name__ == "_LayerNorm"]
+                       if isinstance(layer, _LayerNorm)]
         self.assertTrue(layer_norms)
         self.assertFalse(any(layer.split_variance for layer in layer_norms))
 
