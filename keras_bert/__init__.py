@@ -9,6 +9,8 @@ from keras_bert import checkpoints
 from keras_bert import data
 from keras_bert import layers
 from keras_bert import metrics
+from keras_bert import pipelines
+from keras_bert import tasks
 from keras_bert import training
 from keras_bert.checkpoints import encoder_from_hf_checkpoint
 from keras_bert.checkpoints import encoder_from_keras_hub
@@ -20,6 +22,7 @@ from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 from keras_bert.models.bert_token_classifier import BertTokenClassifier
 from keras_bert.models.layer_selection import select_layers
+from keras_bert.pipelines.question_answering_pipeline import QuestionAnsweringPipeline
 from keras_bert.tensorflow_extra import export_tensorflow_symbols
 from keras_bert.tokenization.numpy_packing import encode_texts
 from keras_bert.tokenization.numpy_packing import pack_segments

@@ -86,7 +86,7 @@ def main(argv):
     except ValueError as e:
         raise app.UsageError(f"--layers: {e}") from None
     extractor.compile(jit_compile=jit_compile)
-    finetuning_flags.warm_start(extractor.encoder, require_head=False)
+    finetuning_flags.warm_start(extractor.encoder)
     preprocessor = BertPreprocessor(
         tokenizer.vocabulary, FLAGS.max_seq_length, do_lower_case=FLAGS.do_lower_case
     )

@@ -14,16 +14,12 @@ F1 and accuracy for MRPC; Matthews correlation for CoLA) and the best checkpoint
 `eval_results.json` and `eval_predictions.tsv` (source line, label, prediction, probabilities).
 """
 
-import os
-
 from absl import app
 from absl import flags
 from absl import logging
 
-from keras_bert.atomic_files import atomic_open
 from keras_bert.cli.common import finetuning_flags
 from keras_bert.cli.common import precision_flags
-from keras_bert.cli.common import runtime_flags
 from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
@@ -35,42 +31,32 @@ flags.DEFINE_list("label_list", None, "tsv task: the labels in class-id order (d
 flags.DEFINE_bool("do_eval", False, "Score the dev set (after training, or of --init_checkpoint).")
 
 
-def _task_and_examples(need_train, need_eval):
-    from keras_bert.data.tasks.classification_data import GLUE_TASKS
-    from keras_bert.data.tasks.classification_data import TsvFormatError
-    from keras_bert.data.tasks.classification_data import generic_tsv_task
-    from keras_bert.data.tasks.classification_data import read_classification_examples
-    from keras_bert.data.data_files import find_data_file
+def _task():
+    """The --task_name task (a generic one for tsv, its labels from train.tsv)."""
+    from keras_bert.tasks.registry import get_task
 
     name = FLAGS.task_name.lower()
-    if name not in GLUE_TASKS and name != "tsv":
-        raise app.UsageError(
-            f"--task_name={FLAGS.task_name} is not known; use one of "
-            f"{sorted(GLUE_TASKS) + ['tsv']}."
-        )
+    options = dict(max_seq_length=FLAGS.max_seq_length, do_lower_case=FLAGS.do_lower_case)
+    if name == "tsv":
+        from keras_bert.data.data_files import find_data_file
+
+        with finetuning_flags.usage_errors():
+            options.update(train_file=find_data_file(FLAGS.data_dir, "train.tsv"),
+                           labels=FLAGS.label_list)
     try:
-        if name == "tsv":
-            task = generic_tsv_task(find_data_file(FLAGS.data_dir, "train.tsv"), FLAGS.label_list)
-        else:
-            task = GLUE_TASKS[name]
-        train = read_classification_examples(find_data_file(FLAGS.data_dir, task.train_file), task) \
-            if need_train else None
-        dev = read_classification_examples(find_data_file(FLAGS.data_dir, task.dev_file), task) \
-            if need_eval else None
-    except (TsvFormatError, FileNotFoundError) as e:
+        return get_task(name, **options)
+    except ValueError as e:
+        if "Unknown task" in str(e):
+            raise app.UsageError(f"--task_name={FLAGS.task_name} is not known; use one of "
+                                 "['cola', 'mrpc', 'rte', 'sst-2', 'tsv'].") from None
         raise usage.flag_error(e) from None
-    return task, train, dev
 
 
-def _encode(examples, task, preprocessor):
-    """`(inputs, label_ids)`: the examples tokenized and packed in-graph, as NumPy arrays."""
-    import numpy as np
-
-    texts = [e.text_a for e in examples]
-    if examples[0].text_b is not None:
-        texts = (texts, [e.text_b for e in examples])
-    inputs = {name: value.numpy() for name, value in preprocessor(texts).items()}
-    return inputs, np.array([task.labels.index(e.label) for e in examples], "int32")
+def _load(task, split, tokenizer=None):
+    """The examples of the task's `split` file in --data_dir, encoded when `tokenizer` is given."""
+    with finetuning_flags.usage_errors():
+        path = task.data_file(FLAGS.data_dir, split)
+        return task.load(path, tokenizer) if tokenizer else task.read(path)
 
 
 def main(argv):
@@ -79,110 +65,24 @@ def main(argv):
     logging.set_verbosity(logging.WARNING)
     if not (FLAGS.do_train or FLAGS.do_eval):
         raise app.UsageError("Nothing to do: pass --do_train and/or --do_eval.")
-    task, train, dev = _task_and_examples(FLAGS.do_train, True)
-    strategy = runtime_flags.strategy(runtime_flags.split_cpu())  # first: it splits the CPU
-    _, jit_compile = precision_flags.apply()  # before any model is built
-    config = finetuning_flags.bert_config()
-    tokenizer = finetuning_flags.tokenizer()
-    preprocessor = _preprocessor(tokenizer)
-    model = _model(config, strategy, task)
-    dev_set = _encode(dev, task, preprocessor)
+    task = _task()
+    train = _load(task, "train") if FLAGS.do_train else None
+    _load(task, "dev")  # a bad file fails before the model is built
+    strategy = finetuning_flags.strategy()  # before TensorFlow's devices: it splits the CPU
+    config = finetuning_flags.finetune_config()
+    finetuning_flags.check_model(config, task)
+    tokenizer = finetuning_flags.tokenizer(config)
+    dev = _load(task, "dev", tokenizer)
     if FLAGS.do_train:
-        _train(model, strategy, config, tokenizer, task, train, dev_set, preprocessor, jit_compile)
-    _write_results(model, task, dev, dev_set)
-
-
-def _preprocessor(tokenizer):
-    """The in-graph tokenizer and packer of --max_seq_length inputs."""
-    from keras_bert.tokenization.bert_preprocessor import BertPreprocessor
-
-    return BertPreprocessor(
-        tokenizer.vocabulary, FLAGS.max_seq_length, do_lower_case=FLAGS.do_lower_case
-    )
-
-
-def _model(config, strategy, task):
-    """The classifier, seeded, warm-started from --init_checkpoint (or resumed)."""
-    import keras
-
-    from keras_bert.models.bert_classifier import BertClassifier
-    from keras_bert.models.bert_encoder import BertEncoder
-
-    keras.utils.set_random_seed(FLAGS.random_seed)
-    os.makedirs(FLAGS.output_dir, exist_ok=True)
-    with strategy.scope():
-        model = BertClassifier(BertEncoder.from_bert_config(config), num_classes=len(task.labels))
-    finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
-    return model
-
-
-def _scores(logits, labels, task):
-    """The task's metrics and the loss of `logits` against `labels`."""
-    import keras
-
-    from keras_bert.metrics.classification_metrics import classification_metrics
-
-    results = classification_metrics(labels, logits.argmax(-1), task.metrics)
-    results["eval_loss"] = float(
-        keras.losses.SparseCategoricalCrossentropy(from_logits=True)(labels, logits)
-    )
-    return results
-
-
-def _train(model, strategy, config, tokenizer, task, train, dev_set, preprocessor, jit_compile):
-    """Fine-tunes `model` on `train` (or a --max_train_examples subset), scoring `dev_set`
-    (`(inputs, label_ids)`) during training, and loads the best checkpoint."""
-    import keras
-
-    from keras_bert.data.length_batching import length_grouped_dataset
-    from keras_bert.data.seeded_subset import seeded_subset
-
-    dev_inputs, dev_labels = dev_set
-
-    def evaluate(m):
-        logits = m.predict(dev_inputs, batch_size=FLAGS.eval_batch_size, verbose=0)
-        return _scores(logits, dev_labels, task)
-
-    train = [train[i] for i in seeded_subset(len(train), FLAGS.max_train_examples, FLAGS.random_seed)]
-    steps = finetuning_flags.num_train_steps(len(train))
-    with strategy.scope():
-        finetuning_flags.compile_model(
-            model, steps, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-            jit_compile=jit_compile,
-            metrics=["accuracy"],
-        )
-    finetuner = finetuning_flags.finetuner(
-        model, strategy, tokenizer, steps, len(train), evaluate, task.metrics[0]
-    )
-    print(
-        f"Training {config.num_hidden_layers}x{config.hidden_size} BERT on {task.name} for "
-        f"{steps} steps ({len(train)} examples, batch {FLAGS.train_batch_size}); dev scored "
-        f"every {finetuner.eval_every_steps} steps, best by {task.metrics[0]}"
-    )
-    train_inputs, train_labels = _encode(train, task, preprocessor)
-    finetuner.fit(length_grouped_dataset(
-        train_inputs, (train_labels,), FLAGS.train_batch_size, steps, FLAGS.random_seed,
-        pad_to_multiple_of=finetuning_flags.pad_to_multiple_of(jit_compile),
-    ))
-    finetuning_flags.load_best(model, finetuner)
-
-
-def _write_results(model, task, dev, dev_set):
-    """Scores the dev set: writes eval_predictions.tsv and eval_results.json."""
-    import keras
-
-    dev_inputs, dev_labels = dev_set
-    logits = model.predict(
-        dev_inputs, batch_size=FLAGS.eval_batch_size, verbose=finetuning_flags.progress()
-    )
-    probabilities = keras.ops.convert_to_numpy(keras.ops.softmax(logits, axis=-1))
-    results = _scores(logits, dev_labels, task)
-    results.update(num_examples=len(dev), task=task.name)
-    with atomic_open(os.path.join(FLAGS.output_dir, "eval_predictions.tsv")) as f:
-        f.write("source\tlabel\tprediction\t" + "\t".join(f"p_{l}" for l in task.labels) + "\n")
-        for example, p in zip(dev, probabilities):
-            f.write(f"{example.source}\t{example.label}\t{task.labels[int(p.argmax())]}\t"
-                    + "\t".join(f"{v:.6f}" for v in p) + "\n")
+        train_data = finetuning_flags.training_data(task, config, tokenizer, train)
+        model = finetuning_flags.finetune(task, config, strategy, train_data, dev).model
+    else:
+        precision_flags.apply()
+        model = finetuning_flags.evaluation_model(task, config, strategy)
+    predictions = task.predict(model, dev, FLAGS.eval_batch_size, finetuning_flags.progress())
+    task.write_predictions(FLAGS.output_dir, dev, predictions)
+    results = task.score(dev, predictions)
+    results.update(num_examples=len(dev.examples), task=task.name)
     finetuning_flags.write_eval_results(results)
 
 

@@ -12,17 +12,14 @@ test.txt. Files: `eval_results.json` (valid) / `test_results.json` (test) and
 `{valid,test}_predictions.txt` (`word gold predicted` lines, conlleval's input format).
 """
 
-import os
-
 from absl import app
 from absl import flags
 from absl import logging
 
-from keras_bert.atomic_files import atomic_open
 from keras_bert.cli.common import finetuning_flags
 from keras_bert.cli.common import precision_flags
-from keras_bert.cli.common import runtime_flags
 from keras_bert.cli.common import usage
+from keras_bert.tasks.token_classification import TokenClassificationTask
 
 FLAGS = flags.FLAGS
 
@@ -32,143 +29,52 @@ flags.DEFINE_bool("do_eval", False, "Score valid.txt.")
 flags.DEFINE_bool("do_predict", False, "Score test.txt.")
 
 
-def _read(split):
-    from keras_bert.data.data_files import find_data_file
-    from keras_bert.data.tasks.conll_ner import ConllFormatError
-    from keras_bert.data.tasks.conll_ner import read_conll
-
-    try:
-        return read_conll(find_data_file(FLAGS.data_dir, f"{split}.txt"))
-    except (ConllFormatError, FileNotFoundError) as e:
-        raise usage.flag_error(e) from None
-
-
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
     logging.set_verbosity(logging.WARNING)
-    sentences = _read_splits()
-    strategy = runtime_flags.strategy(runtime_flags.split_cpu())  # first: it splits the CPU
-    _, jit_compile = precision_flags.apply()  # before any model is built
-    config = finetuning_flags.bert_config()
-    tokenizer = finetuning_flags.tokenizer()
-    features = _features(sentences, tokenizer)
-    model = _model(config, strategy)
+    if not (FLAGS.do_train or FLAGS.do_eval or FLAGS.do_predict):
+        raise app.UsageError("Nothing to do: pass --do_train, --do_eval and/or --do_predict.")
+    with finetuning_flags.usage_errors():
+        task = TokenClassificationTask(max_seq_length=FLAGS.max_seq_length,
+                                       do_lower_case=FLAGS.do_lower_case)
+    # Read before the model is built, so a missing or malformed file fails fast.
+    wanted = {"train": FLAGS.do_train, "valid": FLAGS.do_train or FLAGS.do_eval,
+              "test": FLAGS.do_predict}
+    sentences = {split: _read(task, split) for split, needed in wanted.items() if needed}
+    strategy = finetuning_flags.strategy()  # before TensorFlow's devices: it splits the CPU
+    config = finetuning_flags.finetune_config()
+    finetuning_flags.check_model(config, task)
+    tokenizer = finetuning_flags.tokenizer(config)
+    data = {split: _encode(task, split, s, tokenizer) for split, s in sentences.items()
+            if split != "train"}
     if FLAGS.do_train:
-        _train(model, strategy, config, tokenizer, sentences, features, jit_compile)
-    for split, wanted, name in (("valid", FLAGS.do_train or FLAGS.do_eval, "eval_results.json"),
-                                ("test", FLAGS.do_predict, "test_results.json")):
-        if wanted:
-            results = _score(model, split, sentences, features, write=True)
-            results["num_sentences"] = len(sentences[split])
+        train_data = finetuning_flags.training_data(task, config, tokenizer, sentences["train"])
+        model = finetuning_flags.finetune(task, config, strategy, train_data, data["valid"]).model
+    else:
+        precision_flags.apply()
+        model = finetuning_flags.evaluation_model(task, config, strategy)
+    for split, name in (("valid", "eval_results.json"), ("test", "test_results.json")):
+        if split in data:
+            predictions = task.predict(model, data[split], FLAGS.eval_batch_size,
+                                       finetuning_flags.progress())
+            task.write_predictions(FLAGS.output_dir, data[split], predictions, split)
+            results = task.score(data[split], predictions)
+            results["num_sentences"] = len(data[split].examples)
             finetuning_flags.write_eval_results(results, name)
 
 
-def _read_splits():
-    """The sentences of each split the flags need, by split name (read before the model is
-    built, so a missing or malformed file fails fast)."""
-    if not (FLAGS.do_train or FLAGS.do_eval or FLAGS.do_predict):
-        raise app.UsageError("Nothing to do: pass --do_train, --do_eval and/or --do_predict.")
-    splits = {"train": FLAGS.do_train, "valid": FLAGS.do_train or FLAGS.do_eval,
-              "test": FLAGS.do_predict}
-    return {split: _read(split) for split, wanted in splits.items() if wanted}
+def _read(task, split):
+    with finetuning_flags.usage_errors():
+        return task.read(task.data_file(FLAGS.data_dir, f"{split}"))
 
 
-def _features(sentences, tokenizer):
-    """Each split's sentences as model inputs and first-piece labels; reports truncations."""
-    from keras_bert.data.tasks.conll_ner import CONLL2003_LABELS
-    from keras_bert.data.tasks.conll_ner import convert_ner_sentences
-
-    features = {
-        split: convert_ner_sentences(s, tokenizer, CONLL2003_LABELS, FLAGS.max_seq_length)
-        for split, s in sentences.items()
-    }
-    for split, f in features.items():
-        if f.num_truncated:
-            print(f"{split}: {f.num_truncated} sentences longer than --max_seq_length="
-                  f"{FLAGS.max_seq_length} pieces; their cut-off words are predicted O")
-    return features
-
-
-def _model(config, strategy):
-    """The token classifier, seeded, warm-started from --init_checkpoint (or resumed)."""
-    import keras
-
-    from keras_bert.data.tasks.conll_ner import CONLL2003_LABELS
-    from keras_bert.models.bert_encoder import BertEncoder
-    from keras_bert.models.bert_token_classifier import BertTokenClassifier
-
-    keras.utils.set_random_seed(FLAGS.random_seed)
-    os.makedirs(FLAGS.output_dir, exist_ok=True)
-    with strategy.scope():
-        model = BertTokenClassifier(
-            BertEncoder.from_bert_config(config), num_classes=len(CONLL2003_LABELS)
-        )
-    finetuning_flags.warm_start(model, require_head=not FLAGS.do_train)
-    return model
-
-
-def _score(model, split, sentences, features, write=False):
-    """conlleval's scores of `model` on `split`; `write`: also its {split}_predictions.txt."""
-    from keras_bert.data.tasks.conll_ner import CONLL2003_LABELS
-    from keras_bert.data.tasks.conll_ner import word_predictions
-    from keras_bert.metrics.conlleval import conlleval
-
-    f = features[split]
-    logits = model.predict(
-        f.inputs(), batch_size=FLAGS.eval_batch_size,
-        verbose=finetuning_flags.progress() if write else 0,
-    )
-    predicted = word_predictions(f, logits, CONLL2003_LABELS)
-    gold = [s.tags for s in sentences[split]]
-    results = conlleval(gold, predicted)
-    if write:
-        with atomic_open(os.path.join(FLAGS.output_dir, f"{split}_predictions.txt")) as out:
-            for sentence, tags in zip(sentences[split], predicted):
-                rows = zip(sentence.words, sentence.tags, tags)
-                out.writelines(f"{w} {g} {p}\n" for w, g, p in rows)
-                out.write("\n")
-    return results
-
-
-def _train(model, strategy, config, tokenizer, sentences, features, jit_compile):
-    """Fine-tunes `model` on train (or a --max_train_examples subset), scoring valid F1 during
-    training, and loads the best checkpoint."""
-    import keras
-    import numpy as np
-
-    from keras_bert.data.length_batching import length_grouped_dataset
-    from keras_bert.data.seeded_subset import seeded_subset
-
-    def evaluate(m):
-        results = _score(m, "valid", sentences, features)
-        return {k: v for k, v in results.items() if k != "per_type"}
-
-    f = features["train"]
-    keep = seeded_subset(len(f.token_ids), FLAGS.max_train_examples, FLAGS.random_seed)
-    steps = finetuning_flags.num_train_steps(len(keep))
-    with strategy.scope():
-        finetuning_flags.compile_model(
-            model, steps, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-            jit_compile=jit_compile,
-        )
-    # Pieces after a word's first carry label -1 and weight 0, so the label value is moot.
-    dataset = length_grouped_dataset(
-        {k: v[keep] for k, v in f.inputs().items()},
-        (np.maximum(f.label_ids[keep], 0), f.sample_weight()[keep]),
-        FLAGS.train_batch_size, steps, FLAGS.random_seed,
-        pad_to_multiple_of=finetuning_flags.pad_to_multiple_of(jit_compile),
-    )
-    finetuner = finetuning_flags.finetuner(
-        model, strategy, tokenizer, steps, len(keep), evaluate, "f1"
-    )
-    print(
-        f"Training {config.num_hidden_layers}x{config.hidden_size} BERT for NER, {steps} "
-        f"steps ({len(keep)} sentences, batch {FLAGS.train_batch_size}); valid F1 every "
-        f"{finetuner.eval_every_steps} steps"
-    )
-    finetuner.fit(dataset)
-    finetuning_flags.load_best(model, finetuner)
+def _encode(task, split, sentences, tokenizer):
+    """`split`'s sentences as model inputs; reports truncations."""
+    data = task.encode(sentences, tokenizer, path=split)
+    for note in data.notes:
+        print(f"{split}: {note}")
+    return data
 
 
 if __name__ == "__main__":

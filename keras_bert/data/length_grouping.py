@@ -98,6 +98,13 @@ class LengthGroupedBatches(keras.utils.PyDataset):
     def __len__(self):
         return len(self.batches)
 
+    def from_step(self, start):
+        """The batches after the first `start`: where a run resumed at step `start` goes on."""
+        resumed = object.__new__(type(self))
+        resumed.__dict__.update(self.__dict__)
+        resumed.batches = self.batches[start:]
+        return resumed
+
     def __getitem__(self, index):
         rows = self.batches[index]
         length = trimmed_length(self.inputs["padding_mask"][rows], self.pad_to_multiple_of)

@@ -1,4 +1,4 @@
-"""`model.fit` for a fixed step budget: resumable checkpoints, periodic evaluation, best checkpoint."""
+"""`model.fit` for a fixed step budget on any Keras backend: resumable checkpoints, periodic evaluation, the best checkpoint."""
 
 import json
 import math
@@ -7,13 +7,12 @@ import sys
 import time
 
 import keras
-import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
 from keras_bert.atomic_files import atomic_open
 from keras_bert.checkpoints import run_folder
-from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
-from keras_bert.training.random_states import random_states
+from keras_bert.tensorflow_extra import has_tensorflow
+from keras_bert.training import training_state
 
 
 @keras_bert_export("keras_bert.training.Finetuner")
@@ -22,17 +21,19 @@ class Finetuner:
 
     Training is `num_train_steps` optimizer steps over an endless (repeated) dataset, shown as
     `ceil(num_train_steps / steps_per_loop)` Keras "epochs" of `steps_per_loop` steps, each
-    with a progress bar. After every loop the model and optimizer are checkpointed in
-    `<output_dir>/checkpoints/`; running the same command again resumes there (same step, same
-    data position, same learning-rate schedule). At every multiple of `eval_every_steps` (an
-    epoch, say, wherever it falls in a loop) and at the end,
+    with a progress bar. After every loop the model, the optimizer and the dropout layers'
+    random state are saved in `<output_dir>/checkpoints/ckpt-<step>.npz` (`training_state`:
+    any backend writes and reads them); running the same command again resumes there (same
+    step, same data position, same learning-rate schedule, same dropout masks). At every
+    multiple of `eval_every_steps` (an epoch, say, wherever it falls in a loop) and at the end,
     `evaluate_fn(model)` scores the model; when `metrics[monitor]` improves, the weights are
-    written to `<output_dir>/best/bert_model.ckpt` (google-research's format, heads included,
-    with `bert_config.json`), which `--init_checkpoint` and the eval-only mode read. Without
-    `evaluate_fn`, the final weights are the best.
+    written to `<output_dir>/best/` with `bert_config.json`: google-research's
+    `bert_model.ckpt` where TensorFlow is installed, else a Hugging Face folder
+    (`model.safetensors`, `config.json`). `init_checkpoint` and the eval-only modes read either.
+    Without `evaluate_fn`, the final weights are the best.
 
     Args:
-        model: a compiled `BertTask` (its `optimizer.iterations` counts the steps).
+        model: a compiled `BertTask`.
         output_dir: str.
         num_train_steps: int.
         steps_per_loop: int, steps per progress bar / checkpoint. Defaults to 100.
@@ -65,22 +66,18 @@ class Finetuner:
         self.monitor = monitor
         self.eval_every_steps = eval_every_steps
         self.is_chief = is_chief
-        # Dropout's random state too, so a resumed run draws the masks an uninterrupted one does.
-        self.checkpoint = tf.train.Checkpoint(model=model, optimizer=model.optimizer,
-                                              random_states=random_states(model))
-        self.manager = tf.train.CheckpointManager(
-            self.checkpoint, run_folder.training_checkpoints_dir(output_dir), max_to_keep=2
-        )
+        self.checkpoints_dir = run_folder.training_checkpoints_dir(output_dir)
         self.history_path = os.path.join(output_dir, "eval_history.jsonl")
         if is_chief:
             os.makedirs(output_dir, exist_ok=True)
 
     @property
     def step(self):
-        return int(self.model.optimizer.iterations.numpy())
+        return int(keras.ops.convert_to_numpy(self.model.optimizer.iterations))
 
     @property
     def best_checkpoint(self):
+        """The best weights' TF1 checkpoint prefix (where TensorFlow is installed)."""
         return os.path.join(run_folder.best_dir(self.output_dir), run_folder.BEST_CHECKPOINT)
 
     def best_metrics(self):
@@ -91,27 +88,37 @@ class Finetuner:
         with open(path) as f:
             return json.load(f)
 
+    def load_best(self):
+        """Loads the best checkpoint's weights (heads included) into the model."""
+        from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
+
+        load_init_checkpoint(self.model, run_folder.best_dir(self.output_dir), require_heads=True)
+
     def restore(self):
         """Restores the latest training checkpoint; returns the step it was at (0 if none)."""
-        latest = self.manager.latest_checkpoint
-        if latest is None:
+        latest = training_state.latest_training_state(self.checkpoints_dir)
+        legacy = None if latest else _tensorflow_checkpoint(self.checkpoints_dir)
+        if latest is None and legacy is None:
             return 0
         if not self.model.optimizer.built:
-            # Optimizer slots live where the model's variables do: under the strategy the model
-            # was built in (the CLIs' one_device / mirrored / tpu), which is not in scope here.
-            with self.model.distribute_strategy.scope():
+            # Optimizer slots live where the model's variables do: under the tf.distribute
+            # strategy the model was built in (the CLIs' one_device / mirrored / tpu), if any.
+            with _strategy_scope(self.model):
                 self.model.optimizer.build(self.model.trainable_variables)
-        if any(name.startswith("random_states/") for name, _ in tf.train.list_variables(latest)):
-            self.checkpoint.restore(latest).assert_existing_objects_matched()
-        else:  # written before the random state was saved: weights and optimizer only
-            tf.train.Checkpoint(model=self.model, optimizer=self.model.optimizer).restore(
-                latest).assert_existing_objects_matched()
-            print(f"{latest} has no dropout random state (an older checkpoint): the run resumes, "
-                  "with other dropout masks than an uninterrupted run would draw.")
+        if legacy:
+            _restore_tensorflow_checkpoint(self.model, legacy)
+        else:
+            training_state.restore_training_state(self.model, latest)
         return self.step
 
+    def save_checkpoint(self, step=None):
+        """Writes the training checkpoint of `step` (default: the optimizer's step count)."""
+        return training_state.save_training_state(
+            self.model, self.checkpoints_dir, self.step if step is None else step)
+
     def fit(self, dataset, verbose="auto", callbacks=()):
-        """Trains on `dataset` (batched, repeated, deterministic order) up to `num_train_steps`.
+        """Trains up to `num_train_steps` on `dataset`: a `LengthGroupedBatches` (any backend)
+        or a repeated `tf.data.Dataset` in a deterministic order.
 
         `callbacks`: more Keras callbacks (e.g. `keras.callbacks.TensorBoard`).
 
@@ -125,14 +132,17 @@ class Finetuner:
         if verbose == "auto":
             verbose = 1 if sys.stdout.isatty() else 2
         loops = math.ceil(self.num_train_steps / self.steps_per_loop)
-        callback = _LoopEnd(self)
+        callback = _LoopEnd(self, start_step)
+        # Resume at the data position of the checkpoint.
+        resumed = dataset.from_step(start_step) if hasattr(dataset, "from_step") \
+            else dataset.skip(start_step)
         self.model.fit(
-            dataset.skip(start_step),  # resume at the data position of the checkpoint
+            resumed,
             epochs=loops,
             initial_epoch=start_step // self.steps_per_loop,
             steps_per_epoch=self.steps_per_loop,
             callbacks=[callback, *callbacks],
-            shuffle=False,  # the dataset is shuffled (seeded) already
+            shuffle=False,  # the batches are in a seeded order already
             verbose=verbose if self.is_chief else 0,
         )
         if self.evaluate_fn is None:
@@ -152,9 +162,9 @@ class Finetuner:
             with atomic_open(self.history_path) as f:
                 f.writelines(kept)
 
-    def _evaluate(self, logs):
+    def _evaluate(self, step, logs):
         start = time.time()
-        metrics = {"step": self.step, **self.evaluate_fn(self.model)}
+        metrics = {"step": step, **self.evaluate_fn(self.model)}
         metrics["eval_seconds"] = round(time.time() - start, 1)
         metrics.update({f"train_{k}": float(v) for k, v in logs.items()})
         if not self.is_chief:
@@ -174,34 +184,83 @@ class Finetuner:
     def _save_best(self, metrics):
         if not self.is_chief:
             return
-        save_tf1_checkpoint(self.model, self.best_checkpoint)
+        folder = run_folder.best_dir(self.output_dir)
+        if has_tensorflow():
+            from keras_bert.checkpoints.tf1_checkpoint import save_tf1_checkpoint
+
+            save_tf1_checkpoint(self.model, self.best_checkpoint)
+        else:
+            from keras_bert.checkpoints.hf_checkpoint import save_hf_checkpoint
+
+            save_hf_checkpoint(self.model, folder)
+            self.model.encoder.bert_config.to_json_file(
+                os.path.join(folder, run_folder.CONFIG_FILE))
         with atomic_open(run_folder.best_metrics_file(self.output_dir)) as f:
             json.dump(metrics, f, indent=1)
 
 
+def _tensorflow_checkpoint(directory):
+    """The latest `tf.train.Checkpoint` in `directory` (runs of keras_bert before training
+    checkpoints became backend-neutral .npz files), or None."""
+    if keras.config.backend() != "tensorflow" or not os.path.isdir(directory):
+        return None
+    import tensorflow as tf
+
+    return tf.train.latest_checkpoint(directory)
+
+
+def _restore_tensorflow_checkpoint(model, path):
+    """Resumes from an older run's `tf.train.Checkpoint` (with the dropout state if it has it)."""
+    import tensorflow as tf
+
+    from keras_bert.training.random_states import random_states
+
+    if any(name.startswith("random_states/") for name, _ in tf.train.list_variables(path)):
+        tf.train.Checkpoint(model=model, optimizer=model.optimizer,
+                            random_states=random_states(model)).restore(
+            path).assert_existing_objects_matched()
+        return
+    tf.train.Checkpoint(model=model, optimizer=model.optimizer).restore(
+        path).assert_existing_objects_matched()
+    print(f"{path} has no dropout random state (an older checkpoint): the run resumes, "
+          "with other dropout masks than an uninterrupted run would draw.")
+
+
+def _strategy_scope(model):
+    """The tf.distribute scope `model` was built under (TensorFlow), else a no-op."""
+    import contextlib
+
+    strategy = getattr(model, "distribute_strategy", None)
+    return strategy.scope() if strategy is not None else contextlib.nullcontext()
+
+
 class _LoopEnd(keras.callbacks.Callback):
     """Stops at the step budget, evaluates at exact multiples of `eval_every_steps` (and at the
-    end), checkpoints at loop ends."""
+    end), checkpoints at loop ends. Counts steps itself: on JAX the model's variables (the
+    optimizer's step among them) are only brought up to date at loop ends or on request."""
 
-    def __init__(self, finetuner):
+    def __init__(self, finetuner, start_step):
         super().__init__()
         self.finetuner = finetuner
+        self.steps = start_step
         self.last_logs = {}
         self.last_metrics = None
 
     def on_train_batch_end(self, batch, logs=None):
         f = self.finetuner
-        step = f.step
-        done = step >= f.num_train_steps
+        self.steps += 1
+        done = self.steps >= f.num_train_steps
         if done:
             self.model.stop_training = True
-        due = f.eval_every_steps and step % f.eval_every_steps == 0
+        due = f.eval_every_steps and self.steps % f.eval_every_steps == 0
         if f.evaluate_fn is not None and (done or due):
+            if hasattr(self.model, "jax_state_sync"):
+                self.model.jax_state_sync()  # the evaluation reads the current weights
             logs = {k: float(v) for k, v in (logs or {}).items()}
-            self.last_metrics = f._evaluate(logs)
+            self.last_metrics = f._evaluate(self.steps, logs)
 
     def on_epoch_end(self, epoch, logs=None):
         f = self.finetuner
         self.last_logs = {k: float(v) for k, v in (logs or {}).items()}
         if f.is_chief:
-            f.manager.save(checkpoint_number=f.step)
+            f.save_checkpoint()

@@ -1,21 +1,20 @@
-"""The flags and set-up the fine-tuning CLIs share (run_classifier, run_squad, run_ner).
+"""The flags the fine-tuning CLIs share (run_classifier, run_squad, run_ner), as a `FinetuneConfig`.
 
 google-research/bert's flag names: `--bert_config_file`, `--vocab_file`, `--init_checkpoint`,
 `--do_lower_case`, `--max_seq_length`, `--do_train`, `--train_batch_size`, `--learning_rate`,
 `--num_train_epochs`, `--warmup_proportion`, `--iterations_per_loop`, `--output_dir`.
 `--bert_config_file` and `--vocab_file` may be left out when `--init_checkpoint` is a directory
 that carries them (an HF model directory, a keras_bert run, a google checkpoint folder).
+The recipe itself is library code (`keras_bert.training.finetune`); these only translate flags.
 """
 
-import math
+import contextlib
 import os
 import sys
-import warnings
 
 from absl import app
 from absl import flags
 
-from keras_bert.atomic_files import atomic_open
 from keras_bert.cli.common import precision_flags
 from keras_bert.cli.common import runtime_flags
 from keras_bert.cli.common import usage
@@ -62,131 +61,146 @@ def progress():
     return "auto" if sys.stdout.isatty() else 0
 
 
-def bert_config():
-    """The `BertConfig`: --bert_config_file, else the one --init_checkpoint carries."""
+@contextlib.contextmanager
+def usage_errors(aliases=None):
+    """Turns the library's `ValueError` / `FileNotFoundError` into a one-line usage error that
+    names the flags."""
     try:
-        config = _bert_config()
+        yield
     except (ValueError, FileNotFoundError) as e:
-        raise usage.flag_error(e) from None
-    if FLAGS.max_seq_length > config.max_position_embeddings:
-        raise app.UsageError(
-            f"--max_seq_length={FLAGS.max_seq_length} exceeds the model's "
-            f"max_position_embeddings={config.max_position_embeddings}."
+        raise usage.flag_error(e, aliases) from None
+
+
+def finetune_config():
+    """The `FinetuneConfig` the flags describe."""
+    from keras_bert.training.finetune_config import FinetuneConfig
+    from keras_bert.training.precision import PrecisionError
+    from keras_bert.training.precision import resolve_dtype_policy
+
+    try:  # the recipe applies it; a policy this machine cannot run fails before anything
+        resolve_dtype_policy(FLAGS.dtype_policy, log=None)
+    except PrecisionError as e:
+        raise app.UsageError(f"--dtype_policy: {e}") from None
+    with usage_errors():
+        return FinetuneConfig(
+            output_dir=FLAGS.output_dir, init_checkpoint=FLAGS.init_checkpoint,
+            bert_config_file=FLAGS.bert_config_file, vocab_file=FLAGS.vocab_file,
+            do_lower_case=FLAGS.do_lower_case, train_batch_size=FLAGS.train_batch_size,
+            eval_batch_size=FLAGS.eval_batch_size, learning_rate=FLAGS.learning_rate,
+            num_train_epochs=FLAGS.num_train_epochs, num_train_steps=FLAGS.num_train_steps,
+            warmup_proportion=FLAGS.warmup_proportion,
+            weight_decay_rate=FLAGS.weight_decay_rate,
+            iterations_per_loop=FLAGS.iterations_per_loop,
+            eval_every_steps=FLAGS.eval_every_steps,
+            max_train_examples=FLAGS.max_train_examples, random_seed=FLAGS.random_seed,
+            dtype_policy=FLAGS.dtype_policy, jit_compile=FLAGS.jit_compile,
         )
-    return config
 
 
-def _bert_config():
-    from keras_bert.checkpoints.run_folder import model_config
-    from keras_bert.models.bert_config import BertConfig
-
-    if FLAGS.bert_config_file:
-        return BertConfig.from_json_file(FLAGS.bert_config_file)
-    if FLAGS.init_checkpoint:
-        try:
-            return model_config(FLAGS.init_checkpoint)
-        except FileNotFoundError:
-            pass  # the message below names the flags
-    raise app.UsageError(
-        "No model config: pass --bert_config_file, or an --init_checkpoint directory with "
-        "bert_config.json (google/keras_bert) or config.json (Hugging Face) in it."
-    )
+def strategy():
+    """The --distribution_strategy (the CPU split first, when asked for)."""
+    return runtime_flags.strategy(runtime_flags.split_cpu())
 
 
-def tokenizer():
-    """A `ReferenceTokenizer` from --vocab_file, else the vocab.txt next to --init_checkpoint."""
-    from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
+def _model_flags():
+    """The model flags (`define_model_flags`) as the attributes the recipe's loaders read."""
+    import types
 
-    path = FLAGS.vocab_file
-    if not path and FLAGS.init_checkpoint:
-        from keras_bert.checkpoints import run_folder
-
-        folder = run_folder.model_folder(FLAGS.init_checkpoint)
-        candidate = os.path.join(folder, run_folder.VOCAB_FILE)
-        path = candidate if os.path.exists(candidate) else None
-    if not path:
-        raise app.UsageError(
-            "No vocabulary: pass --vocab_file (the vocab.txt of the checkpoint), or an "
-            "--init_checkpoint directory that has vocab.txt."
-        )
-    return ReferenceTokenizer(path, do_lower_case=FLAGS.do_lower_case)
+    return types.SimpleNamespace(
+        bert_config_file=FLAGS.bert_config_file, init_checkpoint=FLAGS.init_checkpoint,
+        vocab_file=FLAGS.vocab_file, do_lower_case=FLAGS.do_lower_case)
 
 
-def num_train_steps(num_examples):
-    """--num_train_steps, else epochs x examples / batch (rounded up). Training batches are
-    whole, so there must be one batch of examples at least."""
-    if num_examples < FLAGS.train_batch_size:
-        raise app.UsageError(
-            f"{num_examples} training examples are fewer than one batch of "
-            f"--train_batch_size={FLAGS.train_batch_size}: lower it or add data.")
-    if FLAGS.num_train_steps:
-        return FLAGS.num_train_steps
-    return max(1, math.ceil(FLAGS.num_train_epochs * num_examples / FLAGS.train_batch_size))
+def tokenizer(config=None):
+    """The `ReferenceTokenizer` of `config` (default: the model flags): --vocab_file, else the
+    vocab.txt next to --init_checkpoint."""
+    from keras_bert.training.recipe import load_tokenizer
+
+    with usage_errors():
+        return load_tokenizer(config or _model_flags())
 
 
-def compile_model(model, steps, loss, jit_compile, loss_weights=None, metrics=None):
-    """Compiles `model` with BERT's AdamW, warmup and linear decay, and global-norm clipping 1.0.
-
-    `jit_compile`: the second value of `precision_flags.apply()`.
-    """
-    # QA and NER heads do not read pooled_output, so the pooler gets no gradient; that is
-    # expected (google's run_squad leaves it untouched too), not a mistake worth a warning.
-    warnings.filterwarnings("ignore", message=r"Gradients do not exist for variables \['pooler/")
-    from keras_bert.training.optimizer import create_optimizer
-
-    optimizer = create_optimizer(
-        model,
-        FLAGS.learning_rate,
-        steps,
-        int(steps * FLAGS.warmup_proportion),
-        weight_decay_rate=FLAGS.weight_decay_rate,
-        global_clipnorm=1.0,
-    )
-    model.compile(
-        optimizer=optimizer, loss=loss, loss_weights=loss_weights, metrics=metrics,
-        jit_compile=jit_compile,
-    )
+def bert_config():
+    """The `BertConfig` of the model flags; checks --max_seq_length against it."""
+    return _bert_config(_model_flags(), FLAGS.max_seq_length)
 
 
-def pad_to_multiple_of(jit_compile):
-    """Training batches' length rounding: under XLA a multiple of 16, so a step compiles for a
-    handful of lengths (each compiled once) instead of one per length; else exact lengths."""
-    return 16 if jit_compile else 1
+def check_model(config, task):
+    """The `BertConfig`, read before minutes go into data or a model; checks
+    --max_seq_length against its positions."""
+    return _bert_config(config, task.max_seq_length)
 
 
-def training_checkpoint():
-    """The latest training checkpoint in --output_dir/checkpoints, or None. (The folder alone
-    is not one: a first save that failed, for a full disk or a kill, leaves it behind.)"""
-    import tensorflow as tf
+def _bert_config(config, max_seq_length):
+    from keras_bert.training.recipe import load_bert_config
 
-    from keras_bert.checkpoints import run_folder
-
-    return tf.train.latest_checkpoint(run_folder.training_checkpoints_dir(FLAGS.output_dir))
-
-
-def warm_start(model, require_head):
-    """Loads --init_checkpoint into `model`, unless a --do_train run resumes from its own
-    checkpoint (which holds every weight). `require_head`: the task head must be in it."""
-    from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
-
-    # extract_features shares this but has no training (and no --do_train).
-    resume_from = "do_train" in FLAGS and FLAGS.do_train and training_checkpoint()
-    if resume_from:
-        print(f"Resuming from {resume_from} (--init_checkpoint is not read).")
-        return
-    if not FLAGS.init_checkpoint:
-        if require_head:
-            raise app.UsageError(
-                "Nothing to evaluate: pass --do_train, or --init_checkpoint=<output_dir>/best of "
-                "a fine-tuned run."
-            )
-        print("No --init_checkpoint: training from random initialization.")
-        return
     try:
-        report = load_init_checkpoint(model, FLAGS.init_checkpoint, require_heads=require_head)
+        return load_bert_config(config, max_seq_length)
+    except FileNotFoundError as e:
+        raise usage.flag_error(e) from None
+    except ValueError as e:
+        if "No model config" in str(e):
+            raise app.UsageError(
+                "No model config: pass --bert_config_file, or an --init_checkpoint directory "
+                "with bert_config.json (google/keras_bert) or config.json (Hugging Face) in it."
+            ) from None
+        raise usage.flag_error(e) from None
+
+
+def read(task, path, training=False):
+    """`task.read(path)`, a bad file as a one-line usage error."""
+    with usage_errors():
+        return task.read(path, training)
+
+
+def training_data(task, config, tokenizer, examples):
+    """The `TaskData` of the training examples (a seeded --max_train_examples subset)."""
+    from keras_bert.data.seeded_subset import seeded_subset
+
+    examples = task.subset(examples, seeded_subset(
+        len(examples), config.max_train_examples, config.random_seed))
+    with usage_errors():
+        data = task.encode(examples, tokenizer, training=True)
+    for note in data.notes:
+        print("Training:", note)
+    return data
+
+
+def finetune(task, config, strategy, train_data, eval_data=None, **options):
+    """Runs the recipe and draws the dev curve; returns the `FinetuneResult`."""
+    from keras_bert.cli.common.run_logs import plot_eval_history
+    from keras_bert.training.recipe import finetune as run_recipe
+
+    with usage_errors():
+        result = run_recipe(task, config, train_data=train_data, eval_data=eval_data,
+                            strategy=strategy, **options)
+    if eval_data is not None and os.path.exists(os.path.join(config.output_dir,
+                                                             "eval_history.jsonl")):
+        title = f"{os.path.basename(sys.argv[0])} {os.path.basename(config.output_dir)}"
+        print("Dev curve:", plot_eval_history(config.output_dir, task.monitor, title))
+    return result
+
+
+def evaluation_model(task, config, strategy):
+    """For evaluation without training: `task`'s model with every weight, heads included, from
+    --init_checkpoint (a fine-tuned run)."""
+    from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
+    from keras_bert.models.bert_encoder import BertEncoder
+
+    if not config.init_checkpoint:
+        raise app.UsageError(
+            "Nothing to evaluate: pass --do_train, or --init_checkpoint=<output_dir>/best of "
+            "a fine-tuned run."
+        )
+    bert_config = check_model(config, task)
+    with strategy.scope():
+        model = task.build_model(BertEncoder.from_bert_config(bert_config))
+    try:
+        report = load_init_checkpoint(model, config.init_checkpoint, require_heads=True)
     except (ValueError, FileNotFoundError) as e:
         raise app.UsageError(f"--init_checkpoint: {usage.flag_names(e)}") from None
     print("Initialized from", report)
+    return model
 
 
 def write_eval_results(results, name="eval_results.json"):
@@ -197,44 +211,15 @@ def write_eval_results(results, name="eval_results.json"):
     return path
 
 
-def finetuner(model, strategy, tokenizer, steps, num_examples, evaluate_fn=None, monitor=None):
-    """The `Finetuner` of a tool: dev scored every epoch (or --eval_every_steps).
+def warm_start(model):
+    """Loads --init_checkpoint into `model` (an encoder, heads not needed), if given."""
+    from keras_bert.checkpoints.init_checkpoint import load_init_checkpoint
 
-    Also puts vocab.txt next to the best checkpoint, so `--init_checkpoint=<output_dir>/best`
-    is a whole model folder.
-    """
-    from keras_bert.training.distribute import per_replica_batch_size
-    from keras_bert.checkpoints import run_folder
-    from keras_bert.training.finetuner import Finetuner
-    from keras_bert.training.pretraining_trainer import is_chief
-
+    if not FLAGS.init_checkpoint:
+        print("No --init_checkpoint: random initialization.")
+        return
     try:
-        per_replica_batch_size(FLAGS.train_batch_size, strategy)
-    except ValueError as e:
-        raise usage.flag_error(e) from None
-    steps_per_epoch = max(1, num_examples // FLAGS.train_batch_size)
-    result = Finetuner(
-        model, FLAGS.output_dir, steps, min(FLAGS.iterations_per_loop, steps_per_epoch),
-        evaluate_fn=evaluate_fn, monitor=monitor,
-        eval_every_steps=FLAGS.eval_every_steps or steps_per_epoch,
-        is_chief=is_chief(strategy),
-    )
-    path = os.path.join(run_folder.best_dir(FLAGS.output_dir), run_folder.VOCAB_FILE)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with atomic_open(path, encoding="utf-8") as f:
-        f.writelines(token + "\n" for token in tokenizer.vocabulary)
-    return result
-
-
-def load_best(model, finetuner):
-    """Loads the best checkpoint of a finished run into `model` (evaluation uses the best), and
-    draws the run's dev curve when it was evaluated during training."""
-    from keras_bert.checkpoints.tf1_checkpoint import load_tf1_checkpoint
-    from keras_bert.cli.common.run_logs import plot_eval_history
-
-    load_tf1_checkpoint(model, finetuner.best_checkpoint)
-    best = finetuner.best_metrics() or {}
-    print(f"Evaluating the best checkpoint (step {best.get('step', '?')}).")
-    if finetuner.evaluate_fn is not None and finetuner.is_chief:
-        title = f"{os.path.basename(sys.argv[0])} {os.path.basename(FLAGS.output_dir)}"
-        print("Dev curve:", plot_eval_history(FLAGS.output_dir, finetuner.monitor, title))
+        report = load_init_checkpoint(model, FLAGS.init_checkpoint)
+    except (ValueError, FileNotFoundError) as e:
+        raise app.UsageError(f"--init_checkpoint: {usage.flag_names(e)}") from None
+    print("Initialized from", report)

@@ -40,7 +40,7 @@ def test_a_finetuner_checkpoint_restores_the_dropout_counters(tmp_path):
     trained.fit(X, np.array([0, 1, 0, 1]), epochs=3, verbose=0)
     assert all(state[1] >= 3 for state in counters(trained))  # at least a draw per step
     saved = Finetuner(trained, str(tmp_path), num_train_steps=10)
-    saved.manager.save(checkpoint_number=3)
+    saved.save_checkpoint(3)
     # A plain model checkpoint loses them: the counters restart at zero.
     plain = tf.train.Checkpoint(model=trained).save(str(tmp_path / "plain" / "c"))
     fresh = model()

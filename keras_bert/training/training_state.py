@@ -1,0 +1,82 @@
+"""Resumable training checkpoints on every Keras backend: weights, optimizer and dropout state in one `.npz`.
+
+`tf.train.Checkpoint` needs TensorFlow, so a JAX or PyTorch run could not resume from it. These
+files hold, in order, every variable of the model (its weights and the dropout layers'
+`SeedGenerator` states, see `random_states`) and of its optimizer (step count, moments), each
+with its path and shape, so a resumed run continues exactly where the saved one stopped.
+"""
+
+import glob
+import os
+import re
+
+import keras
+import numpy as np
+
+from keras_bert.atomic_files import atomic_open
+
+_NAME = re.compile(r"^ckpt-(\d+)\.npz$")
+
+
+def _variables(model):
+    """`[(group, variable)]`: the model's variables, then its optimizer's."""
+    return ([("model", v) for v in model.variables]
+            + [("optimizer", v) for v in model.optimizer.variables])
+
+
+def checkpoint_path(directory, step):
+    """`<directory>/ckpt-<step>.npz`."""
+    return os.path.join(directory, f"ckpt-{step}.npz")
+
+
+def latest_training_state(directory):
+    """The newest `ckpt-<step>.npz` in `directory`, or None."""
+    found = []
+    for path in glob.glob(os.path.join(glob.escape(directory), "ckpt-*.npz")):
+        match = _NAME.match(os.path.basename(path))
+        if match:
+            found.append((int(match.group(1)), path))
+    return max(found)[1] if found else None
+
+
+def save_training_state(model, directory, step, max_to_keep=2):
+    """Writes `model`'s and its optimizer's variables to `<directory>/ckpt-<step>.npz` (whole
+    or not at all), then deletes all but the newest `max_to_keep` checkpoints."""
+    arrays = {}
+    for i, (group, variable) in enumerate(_variables(model)):
+        arrays[f"{i:05d}"] = keras.ops.convert_to_numpy(variable)
+        arrays[f"{i:05d}_path"] = np.array(f"{group}/{variable.path}")
+    path = checkpoint_path(directory, step)
+    with atomic_open(path, "wb") as f:
+        np.savez(f, **arrays)
+    kept = sorted((int(_NAME.match(os.path.basename(p)).group(1)), p)
+                  for p in glob.glob(os.path.join(glob.escape(directory), "ckpt-*.npz"))
+                  if _NAME.match(os.path.basename(p)))
+    for _, old in kept[:-max_to_keep]:
+        os.remove(old)
+    return path
+
+
+def restore_training_state(model, path):
+    """Assigns the variables saved at `path` to `model` and its (built) optimizer.
+
+    Raises:
+        ValueError: the file was written by a model or optimizer of another shape (it names
+            the first variable that differs).
+    """
+    variables = _variables(model)
+    with np.load(path) as saved:
+        count = sum(1 for key in saved.files if not key.endswith("_path"))
+        if count != len(variables):
+            raise ValueError(
+                f"{path} holds {count} variables but this model and optimizer have "
+                f"{len(variables)}: it was written by another model or optimizer. Use a new "
+                "output_dir, or the settings of the run that wrote it.")
+        for i, (group, variable) in enumerate(variables):
+            value = saved[f"{i:05d}"]
+            if tuple(value.shape) != tuple(variable.shape):
+                raise ValueError(
+                    f"{path}: {saved[f'{i:05d}_path']} has shape {value.shape}, but this "
+                    f"model's {group}/{variable.path} has {tuple(variable.shape)}: it was "
+                    "written by another model. Use a new output_dir.")
+            variable.assign(value)
