@@ -22,7 +22,8 @@ QUESTIONS = 32
 # The recipe's settings for the subset: 4 epochs of 8-question batches over its windows.
 WINDOW = dict(max_seq_length=192, doc_stride=64)
 RECIPE = dict(train_batch_size=8, num_train_steps=32, learning_rate=1e-4, warmup_proportion=0.0625,
-              iterations_per_loop=32, eval_batch_size=16, dtype_policy="float32")
+              iterations_per_loop=32, eval_every_steps=32, eval_batch_size=16,
+              dtype_policy="float32")
 
 
 def squad_subset(path):

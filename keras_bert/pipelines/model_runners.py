@@ -46,11 +46,11 @@ class TfliteRunner:
     def __init__(self, path, num_threads=None):
         from ai_edge_litert.interpreter import Interpreter
 
-        from keras_bert import integrity
+        from keras_bert.integrity import verify_file
 
         # A SHA256SUMS beside it (apps/models/ has one; exports write one) must match: a
         # flipped bit in a weight would otherwise give wrong answers without an error.
-        integrity.verify_file(path)
+        verify_file(path)
         try:
             interpreter = Interpreter(model_path=path, num_threads=num_threads)
         except ValueError as error:
