@@ -55,7 +55,9 @@ def task_data(args, vocab_file):
     """`(TaskData, Evaluation)` for the flags of `add_task_arguments`."""
     from export.verification.data import TaskData
 
-    seq = args.max_seq_length or (384 if args.task_name == "squad" else 128)
+    import keras_bert
+
+    seq = args.max_seq_length or keras_bert.tasks.get_task(args.task_name).max_seq_length
     data = TaskData(args.task_name, vocab_file, True, seq,
                     dict(doc_stride=128, max_query_length=64))
     return data, data.evaluation(args.predict_file, args.last_articles, args.max_examples)

@@ -148,6 +148,13 @@ def _check_flags():
     return int8
 
 
+def _task():
+    """The --task_name's `keras_bert.tasks` task (its defaults)."""
+    import keras_bert
+
+    return keras_bert.tasks.get_task(FLAGS.task_name)
+
+
 def _squad_options():
     return dict(doc_stride=FLAGS.doc_stride, max_query_length=FLAGS.max_query_length)
 
@@ -156,7 +163,7 @@ def _task_data(vocab_file):
     """The task's text → model-input conversion, shared by calibration, QAT and verification."""
     from export.verification import data as export_data
 
-    seq = FLAGS.max_seq_length or (384 if FLAGS.task_name == "squad" else 128)
+    seq = FLAGS.max_seq_length or _task().max_seq_length  # the task's default: SQuAD 384, else 128
     return export_data.TaskData(FLAGS.task_name, vocab_file, FLAGS.do_lower_case, seq, _squad_options())
 
 
@@ -169,7 +176,7 @@ def _export_saved_model(model, data, name, vocab_file):
     version_dir = export_saved_model(
         model, FLAGS.export_dir, name, vocab_file, data.max_seq_length,
         do_lower_case=FLAGS.do_lower_case, labels=_labels(), text_pair=data.text_pair,
-        version=FLAGS.version, squad_options=_squad_options() if FLAGS.task_name == "squad" else None,
+        version=FLAGS.version, squad_options=_squad_options() if _task().split_outputs else None,
     )
     print(f"SavedModel: {version_dir}")
     return version_dir

@@ -526,17 +526,15 @@ def quantize_aware(model, ema_decay=0.99, profile=None, with_blocks=False):
         a `keras.Model` taking `{token_ids, segment_ids, padding_mask}` int32 `[batch, seq]`
         (with `with_blocks`, the pair `(qat, blocks_model)`).
     """
-    if isinstance(model, keras_bert.BertQuestionAnswerer):
-        dense, split_span, feature = model.span_head.dense, True, "sequence"
-    elif isinstance(model, keras_bert.BertTokenClassifier):
-        dense, split_span, feature = model.classification_head.dense, False, "sequence"
-    elif isinstance(model, keras_bert.BertClassifier):
-        dense, split_span, feature = model.classification_head.dense, False, "pooled"
-    else:
+    try:
+        task = keras_bert.tasks.task_for_model(model)
+    except TypeError:
         raise TypeError(
             f"quantize_aware supports BertQuestionAnswerer, BertClassifier and "
             f"BertTokenClassifier, got {type(model).__name__}. Wrap the encoder in one of them."
-        )
+        ) from None
+    dense, split_span = task.head_dense(model), task.split_outputs is not None
+    feature = "sequence" if task.head_input == "sequence_output" else "pooled"
     check_quantizable(model, "quantize_aware")
     inputs = {
         name: keras.Input(shape=(None,), dtype="int32", name=name)

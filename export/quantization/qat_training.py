@@ -224,7 +224,7 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
         the trained `quantize_aware` model; convert it with
         `export.tflite.conversion.export_tflite(..., quantization="full_int8")`.
     """
-    if isinstance(model, keras_bert.BertTokenClassifier):
+    if keras_bert.tasks.task_for_model(model).kind == "token_classification":
         raise ValueError("QAT fine-tuning supports SQuAD and GLUE models; not token classifiers yet.")
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}.")

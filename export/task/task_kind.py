@@ -1,16 +1,10 @@
-"""Which kind of fine-tuned model is being exported (the exporter's only model dispatch)."""
+"""Which kind of fine-tuned model is being exported: the kind of its `keras_bert.tasks` task."""
 
 import keras_bert
 
 QUESTION_ANSWERING = "question_answering"
 CLASSIFICATION = "classification"
 TOKEN_CLASSIFICATION = "token_classification"
-
-_KINDS = (
-    (keras_bert.BertQuestionAnswerer, QUESTION_ANSWERING),
-    (keras_bert.BertTokenClassifier, TOKEN_CLASSIFICATION),
-    (keras_bert.BertClassifier, CLASSIFICATION),
-)
 
 
 def task_kind(model):
@@ -19,11 +13,11 @@ def task_kind(model):
     Raises:
         TypeError: `model` is not a fine-tuned keras_bert task model.
     """
-    for cls, kind in _KINDS:
-        if isinstance(model, cls):
-            return kind
-    known = ", ".join(cls.__name__ for cls, _ in _KINDS)
-    raise TypeError(
-        f"Cannot export a {type(model).__name__}: the exporter knows the fine-tuned models "
-        f"{known}. Wrap an encoder in one of them (and load its fine-tuned checkpoint) first."
-    )
+    try:
+        return keras_bert.tasks.task_for_model(model).kind
+    except TypeError:
+        raise TypeError(
+            f"Cannot export a {type(model).__name__}: the exporter knows the fine-tuned models "
+            "BertQuestionAnswerer, BertTokenClassifier, BertClassifier. Wrap an encoder in one "
+            "of them (and load its fine-tuned checkpoint) first."
+        ) from None

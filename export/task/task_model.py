@@ -1,8 +1,9 @@
 """`load_task_model`: a fine-tuned keras_bert task model rebuilt from its config and weights."""
 
 
-# The tasks the exporter has data readers for (`export.verification.data.TaskData`). keras_bert
-# (and so TensorFlow) is imported inside the functions: `python -m export.cli --help` stays fast.
+# The tasks the exporter has data readers for (`export.verification.data.TaskData`): the named
+# tasks of `keras_bert.tasks.registry` (a generic TSV task has no fixed files or labels).
+# keras_bert (and so TensorFlow) is imported inside the functions: `--help` stays fast.
 TASKS = ("squad", "sst-2", "mrpc", "cola", "rte", "conll2003")
 
 
@@ -12,11 +13,8 @@ def task_labels(task_name):
 
     if task_name not in TASKS:
         raise ValueError(f"Unknown task {task_name!r}; choose from {TASKS}.")
-    if task_name == "squad":
-        return None
-    if task_name == "conll2003":
-        return list(keras_bert.data.CONLL2003_LABELS)
-    return list(keras_bert.data.GLUE_TASKS[task_name].labels)
+    labels = getattr(keras_bert.tasks.get_task(task_name), "labels", None)
+    return list(labels) if labels is not None else None
 
 
 def load_task_model(task_name, init_checkpoint, config_file=None, labels=None, log=print,
@@ -48,11 +46,9 @@ def load_task_model(task_name, init_checkpoint, config_file=None, labels=None, l
     config = (keras_bert.BertConfig.from_json_file(config_file) if config_file
               else model_config(init_checkpoint))
     encoder = keras_bert.BertEncoder.from_bert_config(config)
-    if task_name == "squad":
-        model = keras_bert.BertQuestionAnswerer(encoder)
-    elif task_name == "conll2003":
-        model = keras_bert.BertTokenClassifier(encoder, len(labels))
-    else:
-        model = keras_bert.BertClassifier(encoder, len(labels))
+    task = keras_bert.tasks.get_task(task_name)
+    if labels is not None and hasattr(task, "labels"):
+        task.labels = tuple(labels)  # only their count shapes the model
+    model = task.build_model(encoder)
     log(load_init_checkpoint(model, init_checkpoint, require_heads=require_heads))
     return model

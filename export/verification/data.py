@@ -77,7 +77,8 @@ def _first_questions(dataset, count):
 
 
 class TaskData:
-    """Reads a task's files into model inputs the way its `run_*` tool does."""
+    """Reads a task's files into model inputs through its `keras_bert.tasks` task, as its
+    `run_*` tool does."""
 
     def __init__(self, task_name, vocab_file, do_lower_case, max_seq_length, squad_options):
         self.task_name = task_name
@@ -85,17 +86,19 @@ class TaskData:
         self.do_lower_case = do_lower_case
         self.max_seq_length = max_seq_length
         self.squad_options = squad_options
-        self.glue = keras_bert.data.GLUE_TASKS.get(task_name)
-        self.text_pair = bool(self.glue and self.glue.text_b is not None)
+        options = dict(max_seq_length=max_seq_length, do_lower_case=do_lower_case)
+        if keras_bert.tasks.get_task(task_name).split_outputs:  # the window settings
+            options.update(doc_stride=squad_options["doc_stride"],
+                           max_query_length=squad_options["max_query_length"])
+        self.task = keras_bert.tasks.get_task(task_name, **options)
+        layout = getattr(self.task, "layout", None)
+        self.text_pair = bool(layout and layout.text_b is not None)
         self.tokenizer = keras_bert.ReferenceTokenizer(vocab_file, do_lower_case=do_lower_case)
 
     # --- SQuAD -------------------------------------------------------------------------------
     def squad_features(self, examples, is_training=False):
         """Windows of SQuAD `examples`; with answer positions when `is_training`."""
-        return keras_bert.data.convert_squad_examples(
-            examples, self.tokenizer, self.max_seq_length, self.squad_options["doc_stride"],
-            self.squad_options["max_query_length"], is_training=is_training,
-        )
+        return self.task.encode(examples, self.tokenizer, training=is_training).features
 
     def squad_examples(self, dataset):
         """`SquadExample`s of a SQuAD dict (e.g. a subset of a file's articles)."""
@@ -103,43 +106,21 @@ class TaskData:
             path = os.path.join(tmp, "subset.json")
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(dataset, f)
-            return keras_bert.data.read_squad_examples(path, is_training=False)
+            return self.task.read(path)
 
-    # --- GLUE --------------------------------------------------------------------------------
-    def _glue(self, path, limit):
-        examples = keras_bert.data.read_classification_examples(path, self.glue)[:limit]
-        preprocessor = keras_bert.BertPreprocessor(
-            self.vocab_file, sequence_length=self.max_seq_length,
-            do_lower_case=self.do_lower_case,
-        )
-        texts = [e.text_a for e in examples]
-        if self.text_pair:
-            texts = (texts, [e.text_b for e in examples])
-        inputs = {k: v.numpy() for k, v in preprocessor(texts).items()}
-        labels = np.array([self.glue.labels.index(e.label) for e in examples], "int32")
-        return examples, inputs, labels
-
-    # --- CoNLL -------------------------------------------------------------------------------
-    def _conll(self, path, limit):
-        sentences = keras_bert.data.read_conll(path)[:limit]
-        features = keras_bert.data.convert_ner_sentences(
-            sentences, self.tokenizer, list(keras_bert.data.CONLL2003_LABELS), self.max_seq_length
-        )
-        return sentences, features
+    def _sample(self, path, count, seed, training=False):
+        """`TaskData` of a seeded sample of `count` of `path`'s examples."""
+        examples = self.task.read(path, training)
+        order = _seeded_sample(len(examples), count, seed)
+        return self.task.encode([examples[i] for i in order], self.tokenizer, training)
 
     def calibration_inputs(self, path, count, seed=0):
         """`count` real inputs from `path` (seeded sample), padded ones included."""
         path = _existing(path, "Calibration file")
         if count < 1:
             raise ValueError(f"The calibration set is empty (count={count}); use 100 or more.")
-        if self.task_name == "squad":
-            examples = keras_bert.data.read_squad_examples(path, is_training=False)
-            order = _seeded_sample(len(examples), count, seed)
-            inputs = self.squad_features([examples[i] for i in order]).inputs()
-        elif self.task_name == "conll2003":
-            inputs = self._conll(path, None)[1].inputs()
-        else:
-            inputs = self._glue(path, None)[1]
+        # A seeded sample of the examples, then of their rows (SQuAD: a question's windows).
+        inputs = self._sample(path, count, seed).inputs
         order = _seeded_sample(len(inputs["token_ids"]), count, seed)
         inputs = {k: np.asarray(v)[order] for k, v in inputs.items()}
         if len(inputs["token_ids"]) == 0:
@@ -152,28 +133,22 @@ class TaskData:
         SQuAD: windows of `count` questions with start / end positions; GLUE: sentences with
         class ids."""
         path = _existing(path, "Training file")
-        if self.task_name == "squad":
-            examples = keras_bert.data.read_squad_examples(path, is_training=True)
-            order = _seeded_sample(len(examples), count, seed)
-            features = self.squad_features([examples[i] for i in order], is_training=True)
-            return features.inputs(), features.labels()
-        if self.task_name == "conll2003":
+        if self.task.kind == "token_classification":
             raise ValueError("QAT (qat_int8) supports SQuAD and GLUE tasks; not CoNLL-2003 yet.")
-        _, inputs, labels = self._glue(path, None)
-        order = _seeded_sample(len(labels), count, seed)
-        return {k: v[order] for k, v in inputs.items()}, labels[order]
+        data = self._sample(path, count, seed, training=True)
+        return data.inputs, data.targets[0]
 
     def evaluation(self, path, last_articles, max_examples):
         """The evaluation set: SQuAD's last `last_articles` articles, or GLUE's examples of
         `path`; at most the first `max_examples` questions / examples (`None`: all)."""
         path = _existing(path, "Evaluation file")
-        if self.task_name == "squad":
-            return self._squad_evaluation(path, last_articles, max_examples)
-        if self.task_name == "conll2003":
+        if self.task.kind == "token_classification":
             raise ValueError(
                 "Verification scores SQuAD and GLUE models; for CoNLL-2003 use "
                 "keras_bert.cli.run_ner --do_eval on the checkpoint."
             )
+        if self.task.split_outputs:
+            return self._squad_evaluation(path, last_articles, max_examples)
         return self._glue_evaluation(path, max_examples)
 
     def _squad_evaluation(self, path, last_articles, max_questions):
@@ -205,13 +180,14 @@ class TaskData:
         )
 
     def _glue_evaluation(self, path, max_examples):
-        examples, inputs, labels = self._glue(path, max_examples)
+        data = self.task.encode(self.task.read(path)[:max_examples], self.tokenizer)
+        examples, inputs, labels = data.examples, data.inputs, data.targets[0]
 
         def text_check(version_dir, outputs):
             return classifier_text_agreement(version_dir, outputs, examples)
 
         return Evaluation(
-            inputs, classification_scorer(labels, self.glue.metrics),
+            inputs, classification_scorer(labels, self.task.layout.metrics),
             {"file": path, "examples": len(examples)}, text_check,
         )
 

@@ -150,23 +150,13 @@ def tf1_to_hf(name, value):
 
 
 def _hf_architecture(model):
-    """(HF class name, extra config keys) of a keras_bert model."""
-    from keras_bert.models.bert_classifier import BertClassifier
-    from keras_bert.models.bert_pretrainer import BertPretrainer
-    from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
-    from keras_bert.models.bert_token_classifier import BertTokenClassifier
-
-    if isinstance(model, BertQuestionAnswerer):
-        return "BertForQuestionAnswering", {}
-    if isinstance(model, (BertClassifier, BertTokenClassifier)):
-        name = ("BertForSequenceClassification" if isinstance(model, BertClassifier)
-                else "BertForTokenClassification")
-        return name, {"num_labels": model.classification_head.num_classes}
-    if isinstance(model, BertPretrainer):
-        return "BertForPreTraining", {}
-    if isinstance(model, BertEncoder):
-        return "BertModel", {}
-    raise ValueError(f"{type(model).__name__} has no Hugging Face counterpart to save as.")
+    """(HF class name, extra config keys) of a keras_bert model: the class's `hf_architecture`,
+    and `num_labels` for the classifiers."""
+    name = getattr(type(model), "hf_architecture", None)
+    if name is None:
+        raise ValueError(f"{type(model).__name__} has no Hugging Face counterpart to save as.")
+    head = getattr(model, "classification_head", None)
+    return name, ({"num_labels": head.num_classes} if head is not None else {})
 
 
 def save_hf_checkpoint(model, path, vocab_file=None, dtype="float32"):

@@ -28,4 +28,7 @@ class BertClassifier(ClassifierTask):
     (3, 4)
     """
 
+    # The Hugging Face class of the same weights (`save_hf_checkpoint` writes it).
+    hf_architecture = "BertForSequenceClassification"
+
     encoder_output = "pooled_output"

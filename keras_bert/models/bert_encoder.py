@@ -87,6 +87,9 @@ class BertEncoder(FunctionalSubclass):
         Understanding".
     """
 
+    # The Hugging Face class of the same weights (`save_hf_checkpoint` writes it).
+    hf_architecture = "BertModel"
+
     def __init__(
         self,
         vocab_size,

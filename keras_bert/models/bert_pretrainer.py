@@ -38,6 +38,9 @@ class BertPretrainer(BertTask):
     ((3, 5, 23), (3, 2))
     """
 
+    # The Hugging Face class of the same weights (`save_hf_checkpoint` writes it).
+    hf_architecture = "BertForPreTraining"
+
     def __init__(self, encoder, **kwargs):
         # === Layers ===
         self.encoder = encoder

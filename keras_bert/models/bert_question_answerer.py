@@ -31,6 +31,9 @@ class BertQuestionAnswerer(BertTask):
     (3, 7)
     """
 
+    # The Hugging Face class of the same weights (`save_hf_checkpoint` writes it).
+    hf_architecture = "BertForQuestionAnswering"
+
     uses_pooled_output = False
 
     def __init__(self, encoder, **kwargs):

@@ -28,5 +28,8 @@ class BertTokenClassifier(ClassifierTask):
     (3, 7, 5)
     """
 
+    # The Hugging Face class of the same weights (`save_hf_checkpoint` writes it).
+    hf_architecture = "BertForTokenClassification"
+
     encoder_output = "sequence_output"
     uses_pooled_output = False

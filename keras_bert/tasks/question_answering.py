@@ -33,6 +33,8 @@ class QuestionAnsweringTask(Task):
 
     name = "squad"
     monitor = "f1"
+    head_input = "sequence_output"
+    split_outputs = ("start_logits", "end_logits")
     kind = "question_answering"
 
     def __init__(self, max_seq_length=384, doc_stride=128, max_query_length=64, n_best_size=20,
@@ -83,6 +85,9 @@ class QuestionAnsweringTask(Task):
     # === Model ===
     def build_model(self, encoder):
         return self.model_class(encoder)
+
+    def head_dense(self, model):
+        return model.span_head.dense
 
     def compile_args(self, soft_targets=False):
         """google-research/bert's loss: the mean of the start and end cross-entropies.

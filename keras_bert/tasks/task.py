@@ -115,6 +115,16 @@ class Task:
         (each whole or not at all)."""
         raise NotImplementedError
 
+    # === Model anatomy (what export's int8 graphs rebuild) ===
+    def head_dense(self, model):
+        """The dense layer of `model`'s head (its logits' kernel and bias)."""
+        return model.classification_head.dense
+
+    # The encoder output the head reads ("sequence_output" or "pooled_output"), and the
+    # names of the head's outputs when it splits its dense layer's units (None: one tensor).
+    head_input = "pooled_output"
+    split_outputs = None
+
     # === Helpers ===
     def subset(self, examples, indices):
         """The examples at `indices` (a `max_train_examples` subset), in file order."""

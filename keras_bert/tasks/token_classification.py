@@ -27,6 +27,7 @@ class TokenClassificationTask(Task):
 
     name = "conll2003"
     monitor = "f1"
+    head_input = "sequence_output"
     kind = "token_classification"
 
     def __init__(self, labels=None, max_seq_length=128, do_lower_case=True):
