@@ -23,35 +23,33 @@ def _existing(data_dir, relative):
 
 
 def sst2(data_dir, num_examples, max_seq_length=128, seed=0):
-    """`(inputs, labels)`: `num_examples` SST-2 train sentences packed to `max_seq_length`."""
-    from keras_bert.tokenization.bert_preprocessor import BertPreprocessor
+    """`(inputs, labels)`: `num_examples` SST-2 train sentences packed to `max_seq_length`, as
+    the sst-2 task (`keras_bert.tasks`) encodes them."""
+    import keras_bert
 
-    with gzip.open(_existing(data_dir, "glue/SST-2/train.tsv.gz"), "rt", encoding="utf-8") as f:
-        rows = [line.rstrip("\n").split("\t") for line in f][1:]
-    rows = [rows[i] for i in np.random.default_rng(seed).permutation(len(rows))[:num_examples]]
-    preprocessor = BertPreprocessor(_existing(data_dir, VOCAB), max_seq_length, do_lower_case=True)
-    inputs = {k: v.numpy() for k, v in preprocessor([r[0] for r in rows]).items()}
-    return inputs, np.array([int(r[1]) for r in rows], np.int32)
+    task = keras_bert.tasks.get_task("sst-2", max_seq_length=max_seq_length)
+    examples = task.read(_existing(data_dir, "glue/SST-2/train.tsv.gz"))
+    order = np.random.default_rng(seed).permutation(len(examples))[:num_examples]
+    tokenizer = keras_bert.ReferenceTokenizer(_existing(data_dir, VOCAB), do_lower_case=True)
+    data = task.encode(task.subset(examples, order), tokenizer)
+    return data.inputs, data.targets[0]
 
 
 def squad(data_dir, num_windows, max_seq_length=384, seed=0):
     """`(inputs, labels)`: `num_windows` training windows (doc stride 128) of a seeded sample of
-    the reconstructed SQuAD v1.1 train questions; labels `{start_logits, end_logits}`."""
-    from keras_bert.data.tasks.squad_examples import read_squad_examples
-    from keras_bert.data.tasks.squad_features import convert_squad_examples
-    from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
+    the reconstructed SQuAD v1.1 train questions, as the squad task encodes them; labels
+    `{start_logits, end_logits}`."""
+    import keras_bert
 
-    examples = read_squad_examples(
-        _existing(data_dir, "squad/train-v1.1-reconstructed.json.gz"), is_training=True
-    )
+    task = keras_bert.tasks.QuestionAnsweringTask(max_seq_length=max_seq_length)
+    examples = task.read(_existing(data_dir, "squad/train-v1.1-reconstructed.json.gz"),
+                         training=True)
     order = np.random.default_rng(seed).permutation(len(examples))[:num_windows]
-    tokenizer = ReferenceTokenizer(_existing(data_dir, VOCAB), do_lower_case=True)
-    features = convert_squad_examples(
-        [examples[i] for i in order], tokenizer, max_seq_length=max_seq_length, is_training=True
-    )
+    tokenizer = keras_bert.ReferenceTokenizer(_existing(data_dir, VOCAB), do_lower_case=True)
+    data = task.encode(task.subset(examples, order), tokenizer, training=True)
     keep = slice(0, num_windows)
-    inputs = {k: v[keep] for k, v in features.inputs().items()}
-    labels = {k: v[keep] for k, v in features.labels().items()}
+    inputs = {k: v[keep] for k, v in data.inputs.items()}
+    labels = {k: v[keep] for k, v in data.targets[0].items()}
     return inputs, labels
 
 
