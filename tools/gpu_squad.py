@@ -1,8 +1,9 @@
 r"""SQuAD span fine-tuning on the lent GPU machine, without TensorFlow, to a Hugging Face folder.
 
-The GPU machine has JAX but no TensorFlow, so `run_squad` cannot run there; this runs the same
-recipe on the TensorFlow-free core (`fit` on length-grouped numpy batches, the package's
-optimizer, bf16) and writes the model as a Hugging Face checkpoint folder
+The GPU machine has JAX but no TensorFlow. This runs `run_squad`'s own recipe there
+(`keras_bert.training.finetune`, the code path of every backend: length-grouped batches, the
+package's optimizer, bf16, resumable checkpoints in `<output_dir>/run`) on windows tokenized
+beforehand, and writes the model as a Hugging Face checkpoint folder
 (`keras_bert.checkpoints.save_hf_checkpoint`), which every `--init_checkpoint` reads back on the
 CPU side (`run_squad --do_predict`, `export.cli` for QAT and the TFLite files). Issue 28's
 2-epoch parent and issue 30's distilled student take minutes there instead of hours on 2 cores.
@@ -29,7 +30,6 @@ Flags are `run_squad`'s where they mean the same; the defaults are its SQuAD rec
 """
 
 import json
-import math
 import os
 import time
 
@@ -115,24 +115,14 @@ def _targets(teacher, inputs, labels):
     return mix_targets(labels, probabilities, FLAGS.distill_weight), True
 
 
-def _score(model):
+def _score(model, task):
     """`(official v1.1 EM / F1 of `model` on --predict_file, {question id: answer})`."""
-    from keras_bert.data.tasks.squad_examples import read_squad_examples
-    from keras_bert.data.tasks.squad_features import convert_squad_examples
-    from keras_bert.data.tasks.squad_predictions import decode_squad_predictions
-    from keras_bert.metrics.squad_evaluation import evaluate_squad_file
     from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 
     tokenizer = ReferenceTokenizer(os.path.join(FLAGS.init_checkpoint, "vocab.txt"))
-    examples = read_squad_examples(FLAGS.predict_file, is_training=False)
-    features = convert_squad_examples(examples, tokenizer, max_seq_length=FLAGS.max_seq_length,
-                                      doc_stride=FLAGS.doc_stride,
-                                      max_query_length=FLAGS.max_query_length)
-    outputs = model.predict(features.inputs(), batch_size=FLAGS.eval_batch_size, verbose=0)
-    predictions, _, _ = decode_squad_predictions(
-        examples, features, outputs["start_logits"], outputs["end_logits"], n_best_size=20,
-        max_answer_length=30, do_lower_case=True)
-    return evaluate_squad_file(FLAGS.predict_file, predictions), predictions
+    data = task.load(FLAGS.predict_file, tokenizer)
+    predictions = task.predict(model, data, FLAGS.eval_batch_size)
+    return task.score(data, predictions), predictions["predictions"]
 
 
 def _progress_callback(steps, started):
@@ -143,10 +133,11 @@ def _progress_callback(steps, started):
         done = 0  # steps finished
 
         def on_train_batch_end(self, batch, logs=None):
-            self.done = batch + 1
+            self.done += 1
+            self.loss = float(logs["loss"])
             elapsed = time.time() - started
             if self.done % FLAGS.log_every == 0 or self.done == steps:
-                print(f"step {self.done}/{steps} loss {float(logs['loss']):.4f} "
+                print(f"step {self.done}/{steps} loss {self.loss:.4f} "
                       f"{elapsed:.0f} s ({self.done / elapsed:.1f} steps/s)", flush=True)
             if FLAGS.max_train_seconds and elapsed > FLAGS.max_train_seconds:
                 print(f"--max_train_seconds={FLAGS.max_train_seconds}: stopping at step "
@@ -156,9 +147,7 @@ def _progress_callback(steps, started):
     return Progress()
 
 
-def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+def _check_flags():
     if not 0.0 <= FLAGS.distill_weight <= 1.0:
         raise app.UsageError(f"--distill_weight must be in [0, 1], got {FLAGS.distill_weight}.")
     if FLAGS.max_train_seconds < 0:
@@ -174,47 +163,55 @@ def main(argv):
         path = getattr(FLAGS, flag)
         if path and not os.path.exists(path):
             raise app.UsageError(f"--{flag} {path} does not exist.")
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
+    _check_flags()
     import keras
 
+    import keras_bert
     from keras_bert.checkpoints.hf_checkpoint import save_hf_checkpoint
-    from keras_bert.data.length_grouping import LengthGroupedBatches
-    from keras_bert.training.optimizer import create_optimizer
 
-    keras.utils.set_random_seed(FLAGS.random_seed)
-    keras.config.set_dtype_policy(FLAGS.dtype_policy)
+    # The CPU's recipe (keras_bert.training.finetune), on the windows tokenized before; its
+    # checkpoints and best model go to <output_dir>/run, the Hugging Face folder to output_dir.
+    task = keras_bert.tasks.QuestionAnsweringTask(FLAGS.max_seq_length, FLAGS.doc_stride,
+                                                  FLAGS.max_query_length)
     inputs, labels = load_windows(FLAGS.train_windows)
+    windows = len(inputs["token_ids"])
+    with usage.library_errors():
+        config = keras_bert.training.FinetuneConfig(
+            os.path.join(FLAGS.output_dir, "run"), init_checkpoint=FLAGS.init_checkpoint,
+            train_batch_size=FLAGS.train_batch_size, eval_batch_size=FLAGS.eval_batch_size,
+            learning_rate=FLAGS.learning_rate, num_train_epochs=FLAGS.num_train_epochs,
+            num_train_steps=FLAGS.num_train_steps or None,
+            warmup_proportion=FLAGS.warmup_proportion, iterations_per_loop=FLAGS.log_every,
+            random_seed=FLAGS.random_seed, dtype_policy=FLAGS.dtype_policy,
+            pad_to_multiple_of=FLAGS.pad_to_multiple_of)
+        keras_bert.training.apply_precision(config)  # before the models are built
+    keras.utils.set_random_seed(FLAGS.random_seed)
     model, teacher = _models()
     targets, soft = _targets(teacher, inputs, labels)
-    windows = len(inputs["token_ids"])
-    steps = FLAGS.num_train_steps or math.ceil(
-        FLAGS.num_train_epochs * windows / FLAGS.train_batch_size)
-    loss = (keras.losses.CategoricalCrossentropy(from_logits=True) if soft
-            else keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-    model.compile(
-        optimizer=create_optimizer(model, FLAGS.learning_rate, steps,
-                                   int(FLAGS.warmup_proportion * steps)),
-        loss={"start_logits": loss, "end_logits": loss},
-        loss_weights={"start_logits": 0.5, "end_logits": 0.5},
-    )
+    steps = config.num_train_steps_for(windows)
     print(f"{keras.config.backend()}, {FLAGS.dtype_policy}: {steps} steps of "
           f"{FLAGS.train_batch_size} over {windows} windows "
           f"({steps * FLAGS.train_batch_size / windows:.2f} epochs)", flush=True)
-    batches = LengthGroupedBatches(inputs, (targets,), batch_size=FLAGS.train_batch_size,
-                                   num_batches=steps, seed=FLAGS.random_seed,
-                                   pad_to_multiple_of=FLAGS.pad_to_multiple_of)
     started = time.time()
     progress = _progress_callback(steps, started)
-    history = model.fit(batches, epochs=1, verbose=0, callbacks=[progress])
+    result = keras_bert.training.finetune(
+        task, config, train_data=keras_bert.tasks.TaskData(None, [], inputs, (labels,)),
+        model=model, targets=(targets,), compile_args=task.compile_args(soft_targets=soft),
+        callbacks=[progress], verbose=0)
     seconds = time.time() - started
-    os.makedirs(FLAGS.output_dir, exist_ok=True)
-    save_hf_checkpoint(model, FLAGS.output_dir,
+    save_hf_checkpoint(result.model, FLAGS.output_dir,
                        vocab_file=os.path.join(FLAGS.init_checkpoint, "vocab.txt"),
                        dtype=FLAGS.save_dtype)
     # keras_bert's own config too: export.cli finds bert_config.json next to the weights.
     model.encoder.bert_config.to_json_file(os.path.join(FLAGS.output_dir, "bert_config.json"))
     results = dict(steps=steps, steps_done=progress.done, windows=windows,
-                   train_seconds=round(seconds, 1),
-                   final_loss=float(history.history["loss"][-1]), backend=keras.config.backend(),
+                   train_seconds=round(seconds, 1), final_loss=getattr(progress, "loss", None),
+                   backend=keras.config.backend(),
                    dtype_policy=FLAGS.dtype_policy, student_layers=FLAGS.student_layers,
                    distill_weight=FLAGS.distill_weight, learning_rate=FLAGS.learning_rate,
                    num_train_epochs=FLAGS.num_train_epochs, random_seed=FLAGS.random_seed,
@@ -222,7 +219,7 @@ def main(argv):
     from keras_bert.atomic_files import atomic_open
 
     if FLAGS.predict_file:
-        results["eval"], predictions = _score(model)
+        results["eval"], predictions = _score(result.model, task)
         with atomic_open(os.path.join(FLAGS.output_dir, "predictions.json")) as f:
             json.dump(predictions, f)
     with atomic_open(os.path.join(FLAGS.output_dir, "gpu_squad_results.json")) as f:

@@ -57,8 +57,8 @@ def load_init_checkpoint(model, path, require_heads=False):
     head of `model` must be in the checkpoint (evaluating a fine-tuned model), else `ValueError`.
     """
     path = os.fspath(path)
-    if run_folder.best_checkpoint_prefix(path):  # a fine-tuning run's output_dir: its best
-        path = run_folder.best_dir(path)
+    if run_folder.best_checkpoint_prefix(path) or _is_hf_dir(run_folder.best_dir(path)):
+        path = run_folder.best_dir(path)  # a fine-tuning run's output_dir: its best
     if _is_hf_dir(path):
         report = _check_heads(load_hf_checkpoint(model, path), path, require_heads)
         return f"HF checkpoint {path}: {len(report.loaded)} tensors"

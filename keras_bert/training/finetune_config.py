@@ -36,6 +36,9 @@ class FinetuneConfig:
         random_seed: int. The head, dropout and data order. Defaults to 12345.
         dtype_policy: `"auto"`, `"float32"`, `"mixed_bfloat16"` or `"mixed_float16"`.
         jit_compile: optional bool. Default: the faster measured path for the precision.
+        pad_to_multiple_of: optional int. Round each training batch's length up to a multiple
+            of this, so a compiled step sees a handful of shapes. Default: 16 where the step is
+            compiled (XLA, and JAX always), else 1 (exact lengths).
 
     Raises:
         ValueError: a size that is not positive, a rate out of range (the message names the
@@ -65,12 +68,14 @@ class FinetuneConfig:
     random_seed: int = 12345
     dtype_policy: str = "auto"
     jit_compile: object = None
+    pad_to_multiple_of: object = None
 
     def __post_init__(self):
         if not self.output_dir:
             raise ValueError("output_dir is empty: name the folder the run writes to.")
         positive = ("train_batch_size", "eval_batch_size", "iterations_per_loop",
-                    "num_train_steps", "eval_every_steps", "max_train_examples")
+                    "num_train_steps", "eval_every_steps", "max_train_examples",
+                    "pad_to_multiple_of")
         for name in positive:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 1):

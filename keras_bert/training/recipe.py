@@ -123,7 +123,9 @@ def build_task_model(task, config, bert_config=None, strategy=None, log=print):
 def _batches(data, targets, config, steps, jit_compile):
     """Length-grouped training batches: tf.data on TensorFlow (tf.distribute and TPUs take
     it), a `PyDataset` elsewhere. Both serve the same batches in the same order."""
-    pad_to = 16 if jit_compile else 1  # under XLA a handful of lengths, each compiled once
+    pad_to = config.pad_to_multiple_of
+    if pad_to is None:  # compiled: a handful of lengths, each compiled once
+        pad_to = 16 if jit_compile or keras.config.backend() == "jax" else 1
     if keras.config.backend() == "tensorflow":
         from keras_bert.data.length_batching import length_grouped_dataset
 

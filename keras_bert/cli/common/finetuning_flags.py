@@ -8,7 +8,6 @@ that carries them (an HF model directory, a keras_bert run, a google checkpoint 
 The recipe itself is library code (`keras_bert.training.finetune`); these only translate flags.
 """
 
-import contextlib
 import os
 import sys
 
@@ -61,14 +60,8 @@ def progress():
     return "auto" if sys.stdout.isatty() else 0
 
 
-@contextlib.contextmanager
-def usage_errors(aliases=None):
-    """Turns the library's `ValueError` / `FileNotFoundError` into a one-line usage error that
-    names the flags."""
-    try:
-        yield
-    except (ValueError, FileNotFoundError) as e:
-        raise usage.flag_error(e, aliases) from None
+# The library's ValueError / FileNotFoundError as a one-line usage error naming the flags.
+usage_errors = usage.library_errors
 
 
 def finetune_config():

@@ -15,6 +15,7 @@ traceback for: Python's `OSError` (ENOSPC, EFBIG, EDQUOT) and TensorFlow's error
 same ("No space left on device", "File too large") become one line too, exit status 1.
 """
 
+import contextlib
 import errno
 import os
 import re
@@ -75,6 +76,16 @@ def flag_names(message, aliases=None):
 def flag_error(error, aliases=None):
     """An `app.UsageError` saying what `error` (a library `ValueError`, say) says, in flag names."""
     return app.UsageError(flag_names(error, aliases))
+
+
+@contextlib.contextmanager
+def library_errors(aliases=None):
+    """Turns a library `ValueError` / `FileNotFoundError` raised in the block into a one-line
+    usage error that names the flags (`flag_error`)."""
+    try:
+        yield
+    except (ValueError, FileNotFoundError) as e:
+        raise flag_error(e, aliases) from None
 
 
 def is_disk_full(error):
