@@ -20,6 +20,7 @@ from keras_bert.training.recipe import build_task_model
 from keras_bert.training.recipe import finetune
 from keras_bert.training.recipe import load_bert_config
 from keras_bert.training.recipe import load_tokenizer
+from keras_bert.training.recipe import training_data
 from keras_bert.training.warmup_linear_decay import WarmupLinearDecay
 
 # TensorFlow-only: imported now where TensorFlow is installed, else a one-line install hint on use.

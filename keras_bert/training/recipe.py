@@ -120,6 +120,20 @@ def build_task_model(task, config, bert_config=None, strategy=None, log=print):
     return model
 
 
+@keras_bert_export("keras_bert.training.training_data")
+def training_data(task, config, tokenizer, examples, log=print, path=None):
+    """The `TaskData` the recipe trains on: a seeded `config.max_train_examples` subset of
+    `examples` (all of them by default), in file order, encoded for training."""
+    from keras_bert.data.seeded_subset import seeded_subset
+
+    examples = task.subset(examples, seeded_subset(
+        len(examples), config.max_train_examples, config.random_seed))
+    data = task.encode(examples, tokenizer, training=True, path=path)
+    for note in data.notes:
+        log("Training:", note)
+    return data
+
+
 def _batches(data, targets, config, steps, jit_compile):
     """Length-grouped training batches: tf.data on TensorFlow (tf.distribute and TPUs take
     it), a `PyDataset` elsewhere. Both serve the same batches in the same order."""
@@ -179,7 +193,6 @@ def finetune(task, config, train_file=None, eval_file=None, *, train_data=None, 
     """
     from keras_bert.atomic_files import atomic_open
     from keras_bert.checkpoints import run_folder
-    from keras_bert.data.seeded_subset import seeded_subset
     from keras_bert.training.finetuner import Finetuner
     from keras_bert.training.optimizer import create_optimizer
 
@@ -193,12 +206,8 @@ def finetune(task, config, train_file=None, eval_file=None, *, train_data=None, 
     tokenizer = load_tokenizer(config) if has_vocab or train_data is None or (
         eval_data is None and eval_file is not None) else None
     if train_data is None:
-        examples = task.read(train_file, training=True)
-        examples = task.subset(examples, seeded_subset(
-            len(examples), config.max_train_examples, config.random_seed))
-        train_data = task.encode(examples, tokenizer, training=True, path=train_file)
-        for note in ["Training: " + n for n in train_data.notes]:
-            log(note)
+        train_data = training_data(task, config, tokenizer, task.read(train_file, training=True),
+                                   log, train_file)
     if eval_data is None and eval_file is not None:
         eval_data = task.load(eval_file, tokenizer)
     if model is None:

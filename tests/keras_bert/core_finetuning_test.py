@@ -27,8 +27,14 @@ def test_the_recipe_scores_within_tensorflows_seed_spread_and_saves(tmp_path):
     before, after = backend_seed_spread.subset_f1(0, str(tmp_path), squad)
     print(f"{keras.config.backend()}: F1 {before:.2f} -> {after:.2f}; TensorFlow over 5 seeds "
           f"{min(tensorflow_f1):.2f}-{max(tensorflow_f1):.2f}")
-    assert after > before + 10  # it learned (measured: +15 to +21 across seeds and backends)
-    assert min(tensorflow_f1) - SPREAD_MARGIN <= after <= max(tensorflow_f1) + SPREAD_MARGIN
+    assert after > before + 10  # it learned (measured: +10 to +23 across seeds and backends)
+    # Measured (docs/backends.md): TensorFlow 23.64-23.76 over seeds 0-4; seed 0 scores 23.64 on
+    # all three backends (other seeds reach 20.0 on JAX). The band is TensorFlow's spread
+    # widened by one question's worth of F1, for another CPU's rounding.
+    with open(squad) as f:
+        questions = sum(len(p["qas"]) for a in json.load(f)["data"] for p in a["paragraphs"])
+    margin = 100.0 / questions
+    assert min(tensorflow_f1) - margin <= after <= max(tensorflow_f1) + margin
 
     import keras_bert
     from keras_bert.checkpoints.run_folder import model_config

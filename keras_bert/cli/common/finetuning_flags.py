@@ -148,15 +148,10 @@ def read(task, path, training=False):
 
 def training_data(task, config, tokenizer, examples):
     """The `TaskData` of the training examples (a seeded --max_train_examples subset)."""
-    from keras_bert.data.seeded_subset import seeded_subset
+    from keras_bert.training.recipe import training_data as recipe_training_data
 
-    examples = task.subset(examples, seeded_subset(
-        len(examples), config.max_train_examples, config.random_seed))
     with usage_errors():
-        data = task.encode(examples, tokenizer, training=True)
-    for note in data.notes:
-        print("Training:", note)
-    return data
+        return recipe_training_data(task, config, tokenizer, examples)
 
 
 def finetune(task, config, strategy, train_data, eval_data=None, **options):
