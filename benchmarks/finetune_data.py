@@ -69,7 +69,7 @@ def trimmed_batches(inputs, labels, batch_size, grouped, pad_to_multiple_of=1, s
     import tensorflow as tf
 
     from keras_bert.data.batch_trimming import trim_batch_padding
-    from keras_bert.data.length_batching import length_grouped_dataset
+    from keras_bert.data.tf_length_grouping import length_grouped_dataset
 
     num_batches = len(inputs["token_ids"]) // batch_size
     if grouped:

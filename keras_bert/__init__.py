@@ -24,8 +24,8 @@ from keras_bert.models.bert_token_classifier import BertTokenClassifier
 from keras_bert.models.layer_selection import select_layers
 from keras_bert.pipelines.question_answering_pipeline import QuestionAnsweringPipeline
 from keras_bert.tensorflow_extra import export_tensorflow_symbols
-from keras_bert.tokenization.numpy_packing import encode_texts
-from keras_bert.tokenization.numpy_packing import pack_segments
+from keras_bert.tokenization.packing import encode_texts
+from keras_bert.tokenization.packing import pack_segments
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 from keras_bert.tokenization.vocab import load_vocabulary
 from keras_bert.tokenization.vocab import special_token_ids
@@ -37,6 +37,6 @@ export_tensorflow_symbols(globals(), {
     "encoder_from_tf1_checkpoint": "keras_bert.checkpoints.tf1_checkpoint",
     "BertPreprocessor": "keras_bert.tokenization.bert_preprocessor",
     "BertTokenizer": "keras_bert.tokenization.bert_tokenizer",
-    "BertPacker": "keras_bert.tokenization.packer",
+    "BertPacker": "keras_bert.tokenization.tf_packing",
     "learn_vocabulary": "keras_bert.tokenization.vocab_learning",
 })

@@ -3,7 +3,7 @@
 import numpy as np
 
 from keras_bert.api_export import keras_bert_export
-from keras_bert.tokenization.numpy_packing import pack_segments
+from keras_bert.tokenization.packing import pack_segments
 
 MASK = "[MASK]"
 

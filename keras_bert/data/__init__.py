@@ -33,7 +33,7 @@ export_tensorflow_symbols(globals(), {
     "trim_batch_padding": "keras_bert.data.batch_trimming",
     "tokenize_documents": "keras_bert.data.pretraining.documents",
     "DynamicMasker": "keras_bert.data.pretraining.dynamic_masking",
-    "length_grouped_dataset": "keras_bert.data.length_batching",
+    "length_grouped_dataset": "keras_bert.data.tf_length_grouping",
     "NextTokenTargets": "keras_bert.data.pretraining.next_token_targets",
     "pretraining_dataset": "keras_bert.data.pretraining.dataset",
     "check_pretraining_records": "keras_bert.data.pretraining.records",

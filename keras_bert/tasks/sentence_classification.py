@@ -63,7 +63,7 @@ class SentenceClassificationTask(Task):
         return read_classification_examples(path, self.layout)
 
     def encode(self, examples, tokenizer, training=False, path=None):
-        from keras_bert.tokenization.numpy_packing import encode_texts
+        from keras_bert.tokenization.packing import encode_texts
 
         pairs = examples[0].text_b is not None
         inputs = encode_texts(

@@ -6,8 +6,8 @@ import tensorflow as tf
 from keras_bert.api_export import keras_bert_export
 from keras_bert.api_export import renamed_config_keys
 from keras_bert.tokenization.bert_tokenizer import BertTokenizer
-from keras_bert.tokenization.packer import BertPacker
-from keras_bert.tokenization.packer import as_segments
+from keras_bert.tokenization.tf_packing import BertPacker
+from keras_bert.tokenization.tf_packing import as_segments
 from keras_bert.tokenization.reference_tokenizer import MAX_INPUT_CHARS_PER_WORD
 from keras_bert.tokenization.vocab import special_token_ids
 

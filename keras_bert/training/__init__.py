@@ -5,8 +5,8 @@ from keras_bert.training.budget_schedule import Budget
 from keras_bert.training.budget_schedule import BudgetSchedule
 from keras_bert.training.distillation import mix_targets
 from keras_bert.training.distillation import teacher_probabilities
-from keras_bert.training.distribution import data_parallel
-from keras_bert.training.distribution import model_parallel
+from keras_bert.training.keras_distribution import data_parallel
+from keras_bert.training.keras_distribution import model_parallel
 from keras_bert.training.finetune_config import FinetuneConfig
 from keras_bert.training.finetuner import Finetuner
 from keras_bert.training.optimizer import create_optimizer
@@ -25,6 +25,6 @@ from keras_bert.training.warmup_linear_decay import WarmupLinearDecay
 
 # TensorFlow-only: imported now where TensorFlow is installed, else a one-line install hint on use.
 export_tensorflow_symbols(globals(), {
-    "get_distribution_strategy": "keras_bert.training.distribute",
+    "get_distribution_strategy": "keras_bert.training.tf_distribute",
     "PretrainingTrainer": "keras_bert.training.pretraining_trainer",
 })

@@ -10,7 +10,7 @@ import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
 from keras_bert.training.budget_schedule import BudgetSchedule
-from keras_bert.training.distribute import per_replica_batch_size
+from keras_bert.training.tf_distribute import per_replica_batch_size
 from keras_bert.training.pretraining_loss import PretrainingSums
 from keras_bert.training.pretraining_loss import pretraining_metrics
 from keras_bert.training.pretraining_loss import pretraining_sums

@@ -141,7 +141,7 @@ def _batches(data, targets, config, steps, jit_compile):
     if pad_to is None:  # compiled: a handful of lengths, each compiled once
         pad_to = 16 if jit_compile or keras.config.backend() == "jax" else 1
     if keras.config.backend() == "tensorflow":
-        from keras_bert.data.length_batching import length_grouped_dataset
+        from keras_bert.data.tf_length_grouping import length_grouped_dataset
 
         return length_grouped_dataset(data.inputs, targets, config.train_batch_size, steps,
                                       config.random_seed, pad_to_multiple_of=pad_to)
@@ -214,7 +214,7 @@ def finetune(task, config, train_file=None, eval_file=None, *, train_data=None, 
         model = build_task_model(task, config, bert_config, strategy, log)
     steps = config.num_train_steps_for(train_data.num_rows)
     if strategy is not None:
-        from keras_bert.training.distribute import per_replica_batch_size
+        from keras_bert.training.tf_distribute import per_replica_batch_size
 
         per_replica_batch_size(config.train_batch_size, strategy)
     # Span and token heads do not read pooled_output, so the pooler gets no gradient; expected

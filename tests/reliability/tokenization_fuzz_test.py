@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from keras_bert.tokenization.bert_tokenizer import BertTokenizer
-from keras_bert.tokenization.numpy_packing import pack_segments
-from keras_bert.tokenization.packer import BertPacker
+from keras_bert.tokenization.packing import pack_segments
+from keras_bert.tokenization.tf_packing import BertPacker
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 from tests.keras_bert.tokenization.hard_cases import vocab_path
 from tests.reliability.strategies import long_words

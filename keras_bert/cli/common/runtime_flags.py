@@ -55,7 +55,7 @@ def split_cpu():
 def strategy(devices):
     """The --distribution_strategy. `devices`: what `split_cpu()` returned (`mirrored` mirrors
     over them; the other strategies ignore them)."""
-    from keras_bert.training.distribute import get_distribution_strategy
+    from keras_bert.training.tf_distribute import get_distribution_strategy
 
     try:
         return get_distribution_strategy(

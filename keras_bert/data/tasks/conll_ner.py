@@ -8,7 +8,7 @@ import numpy as np
 
 from keras_bert.api_export import keras_bert_export
 from keras_bert.data.data_files import read_data_text
-from keras_bert.tokenization.numpy_packing import pack_segments
+from keras_bert.tokenization.packing import pack_segments
 
 CONLL2003_LABELS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC")
 

@@ -14,7 +14,7 @@ from keras_bert.data.pretraining.dataset import pretraining_dataset
 from keras_bert.data.pretraining.records import parse_pretraining_batch
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
-from keras_bert.training.distribute import get_distribution_strategy
+from keras_bert.training.tf_distribute import get_distribution_strategy
 from keras_bert.training.optimizer import create_optimizer
 from keras_bert.training.pretraining_trainer import PretrainingTrainer
 from tests.keras_bert.training import train_worker

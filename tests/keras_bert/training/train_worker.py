@@ -42,7 +42,7 @@ def main():
     from keras_bert.data.pretraining.dataset import pretraining_dataset
     from keras_bert.models.bert_encoder import BertEncoder
     from keras_bert.models.bert_pretrainer import BertPretrainer
-    from keras_bert.training.distribute import get_distribution_strategy
+    from keras_bert.training.tf_distribute import get_distribution_strategy
     from keras_bert.training.optimizer import create_optimizer
     from keras_bert.training.pretraining_trainer import PretrainingTrainer
 

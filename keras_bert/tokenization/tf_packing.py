@@ -56,7 +56,7 @@ class BertPacker(keras.layers.Layer):
     """
 
     # Mutation testing leaves __init__ alone: Keras reads its signature, which mutmut's wrapper
-    # hides. Its checks are exercised by packer_test's bad-argument cases.
+    # hides. Its checks are exercised by tf_packing_test's bad-argument cases.
     def __init__(self, sequence_length, cls_token_id, sep_token_id, pad_token_id=0, **kwargs):  # pragma: no mutate block
         super().__init__(**kwargs)
         # Keras would otherwise try to convert ragged inputs to backend tensors.

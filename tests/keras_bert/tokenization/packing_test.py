@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from keras_bert import tensorflow_extra
-from keras_bert.tokenization.numpy_packing import encode_texts
-from keras_bert.tokenization.numpy_packing import pack_segments
+from keras_bert.tokenization.packing import encode_texts
+from keras_bert.tokenization.packing import pack_segments
 from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
 from tests.keras_bert.tokenization.google_features import CLS
 from tests.keras_bert.tokenization.google_features import SEP
@@ -59,7 +59,7 @@ def test_encode_texts_tokenizes_with_the_reference_tokenizer_and_the_vocabulary_
 def test_the_same_arrays_as_bert_packer():
     import tensorflow as tf
 
-    from keras_bert.tokenization.packer import BertPacker
+    from keras_bert.tokenization.tf_packing import BertPacker
 
     rng = np.random.default_rng(1)
     first, second = random_segments(rng, 64, 30), random_segments(rng, 64, 30)

@@ -4,7 +4,7 @@
 import numpy as np
 from keras import tree
 
-from keras_bert.data.length_batching import length_grouped_dataset
+from keras_bert.data.tf_length_grouping import length_grouped_dataset
 from keras_bert.data.length_grouping import LengthGroupedBatches
 
 

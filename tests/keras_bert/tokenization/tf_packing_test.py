@@ -6,7 +6,7 @@ import keras
 import pytest
 import tensorflow as tf
 
-from keras_bert.tokenization.packer import BertPacker
+from keras_bert.tokenization.tf_packing import BertPacker
 from tests.keras_bert.tokenization.google_features import CLS
 from tests.keras_bert.tokenization.google_features import PAD
 from tests.keras_bert.tokenization.google_features import SEP
