@@ -3,7 +3,6 @@
 import dataclasses
 import json
 import os
-import tempfile
 
 import keras_bert
 import numpy as np
@@ -102,11 +101,7 @@ class TaskData:
 
     def squad_examples(self, dataset):
         """`SquadExample`s of a SQuAD dict (e.g. a subset of a file's articles)."""
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "subset.json")
-            with open(path, "w", encoding="utf-8") as f:
-                json.dump(dataset, f)
-            return self.task.read(path)
+        return keras_bert.data.squad_examples_from_dataset(dataset, is_training=False)
 
     def _sample(self, path, count, seed, training=False):
         """`TaskData` of a seeded sample of `count` of `path`'s examples."""

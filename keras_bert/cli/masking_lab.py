@@ -30,8 +30,8 @@ from absl import flags
 from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
-SHARED = os.path.normpath(
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "data"))
+# The project's shared data beside a checkout, from the folder the command runs in (its root).
+SHARED = os.path.join("..", "shared", "data")
 
 flags.DEFINE_list("experiment", ["all"], "Experiments to run (comma list), or all.")
 flags.DEFINE_string("output_dir", "runs/masking_lab", "Data, runs, analyses (resumable).")

@@ -22,6 +22,7 @@ from keras_bert.data.tasks.conll_ner import convert_ner_sentences
 from keras_bert.data.tasks.conll_ner import read_conll
 from keras_bert.data.tasks.conll_ner import word_predictions
 from keras_bert.data.tasks.squad_examples import read_squad_examples
+from keras_bert.data.tasks.squad_examples import squad_examples_from_dataset
 from keras_bert.data.tasks.squad_features import convert_squad_examples
 from keras_bert.data.tasks.squad_predictions import answer_char_span
 from keras_bert.data.tasks.squad_predictions import decode_squad_predictions

@@ -18,7 +18,6 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 STAGES = ("data", "pretrain", "finetune", "analyse", "report")
 
 
@@ -57,7 +56,9 @@ def _run(args, log_path):
     with open(log_path, "a") as log:
         log.write("$ " + " ".join(command[1:]) + "\n")
         log.flush()
-        code = subprocess.call(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+        # The caller's folder: paths mean what they meant there, and `-m keras_bert.cli...`
+        # finds the package wherever it is installed (no repository checkout needed).
+        code = subprocess.call(command, stdout=log, stderr=subprocess.STDOUT)
     if code:
         raise RuntimeError(f"{args[0]} failed (exit {code}); see {log_path}.")
 
@@ -264,7 +265,7 @@ class Lab:
             if os.path.exists(path):
                 with open(path) as f:
                     first = f.readline().strip()
-                found.append("python " + first[2:].replace(ROOT + os.sep, ""))
+                found.append("python " + first[2:].replace(os.getcwd() + os.sep, ""))
         return found
 
     def collect(self):
@@ -322,7 +323,8 @@ def report_settings(lab):
     with open(lab.config) as f:
         config = json.load(f)
     data_commands = [
-        "python -m " + " ".join(args).replace(ROOT + os.sep, "") for _, args in lab.data_steps()
+        "python -m " + " ".join(args).replace(os.getcwd() + os.sep, "")
+        for _, args in lab.data_steps()
     ]
     values = dict(dataclasses.asdict(lab.settings), seeds=[str(s) for s in lab.seeds])
     return {

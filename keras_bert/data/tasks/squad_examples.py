@@ -121,7 +121,17 @@ def read_squad_examples(path, is_training, version_2_with_negative=False):
         raise SquadFormatError(
             f"{path}, line {e.lineno}, column {e.colno}: not valid JSON ({e.msg})."
         ) from None
-    locator = _Locator(path, raw)
+    return squad_examples_from_dataset(dataset, is_training, version_2_with_negative,
+                                       _Locator(path, raw))
+
+
+@keras_bert_export("keras_bert.data.squad_examples_from_dataset")
+def squad_examples_from_dataset(dataset, is_training, version_2_with_negative=False,
+                                source="the SQuAD dataset"):
+    """`read_squad_examples` for a SQuAD dict already in memory (a subset of a file's
+    articles, say): the same checks, errors naming `source` and the JSON path."""
+    locator = source if isinstance(source, _Locator) else _Locator(source, "")
+    path = locator.path
     articles = _field(dataset, "data", list, locator, "top level")
     examples = []
     for a, article in enumerate(articles):
