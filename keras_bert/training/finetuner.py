@@ -68,6 +68,7 @@ class Finetuner:
         self.is_chief = is_chief
         self.checkpoints_dir = run_folder.training_checkpoints_dir(output_dir)
         self.history_path = os.path.join(output_dir, "eval_history.jsonl")
+        self._generator_state = None  # PyTorch's, set at the first step of a resumed run
         if is_chief:
             os.makedirs(output_dir, exist_ok=True)
 
@@ -108,7 +109,7 @@ class Finetuner:
         if legacy:
             _restore_tensorflow_checkpoint(self.model, legacy)
         else:
-            training_state.restore_training_state(self.model, latest)
+            self._generator_state = training_state.restore_training_state(self.model, latest)
         return self.step
 
     def save_checkpoint(self, step=None):
@@ -245,6 +246,12 @@ class _LoopEnd(keras.callbacks.Callback):
         self.steps = start_step
         self.last_logs = {}
         self.last_metrics = None
+
+    def on_train_batch_begin(self, batch, logs=None):
+        f = self.finetuner
+        if f._generator_state is not None:
+            training_state.set_generator_state(f._generator_state)
+            f._generator_state = None
 
     def on_train_batch_end(self, batch, logs=None):
         f = self.finetuner

@@ -3,7 +3,8 @@
 `tf.train.Checkpoint` needs TensorFlow, so a JAX or PyTorch run could not resume from it. These
 files hold, in order, every variable of the model (its weights and the dropout layers'
 `SeedGenerator` states, see `random_states`) and of its optimizer (step count, moments), each
-with its path and shape, so a resumed run continues exactly where the saved one stopped.
+with its path and shape, and on PyTorch its global generator's state (Keras's dropout draws
+from it there), so a resumed run continues exactly where the saved one stopped.
 """
 
 import glob
@@ -16,6 +17,9 @@ import numpy as np
 from keras_bert.atomic_files import atomic_open
 
 _NAME = re.compile(r"^ckpt-(\d+)\.npz$")
+# PyTorch's global generator: Keras draws dropout masks from it on that backend when a layer's
+# SeedGenerator has no seed of its own (a run resumed without it draws other masks).
+_TORCH_RNG = "torch_rng_state"
 
 
 def _variables(model):
@@ -46,6 +50,10 @@ def save_training_state(model, directory, step, max_to_keep=2):
     for i, (group, variable) in enumerate(_variables(model)):
         arrays[f"{i:05d}"] = keras.ops.convert_to_numpy(variable)
         arrays[f"{i:05d}_path"] = np.array(f"{group}/{variable.path}")
+    if keras.config.backend() == "torch":
+        import torch
+
+        arrays[_TORCH_RNG] = torch.get_rng_state().numpy()
     path = checkpoint_path(directory, step)
     with atomic_open(path, "wb") as f:
         np.savez(f, **arrays)
@@ -58,7 +66,8 @@ def save_training_state(model, directory, step, max_to_keep=2):
 
 
 def restore_training_state(model, path):
-    """Assigns the variables saved at `path` to `model` and its (built) optimizer.
+    """Assigns the variables saved at `path` to `model` and its (built) optimizer; returns the
+    saved global generator state to give `set_generator_state` (PyTorch), else None.
 
     Raises:
         ValueError: the file was written by a model or optimizer of another shape (it names
@@ -66,7 +75,7 @@ def restore_training_state(model, path):
     """
     variables = _variables(model)
     with np.load(path) as saved:
-        count = sum(1 for key in saved.files if not key.endswith("_path"))
+        count = sum(1 for key in saved.files if not key.endswith("_path") and key != _TORCH_RNG)
         if count != len(variables):
             raise ValueError(
                 f"{path} holds {count} variables but this model and optimizer have "
@@ -80,3 +89,15 @@ def restore_training_state(model, path):
                     f"model's {group}/{variable.path} has {tuple(variable.shape)}: it was "
                     "written by another model. Use a new output_dir.")
             variable.assign(value)
+        if _TORCH_RNG in saved.files and keras.config.backend() == "torch":
+            return saved[_TORCH_RNG]
+    return None
+
+
+def set_generator_state(state):
+    """Puts back the global generator state `restore_training_state` returned (PyTorch). Call
+    it where the saved run stood: at the first training step, after `fit` has set up its data
+    loader (which draws from that generator once)."""
+    import torch
+
+    torch.set_rng_state(torch.from_numpy(state))
