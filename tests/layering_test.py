@@ -36,6 +36,8 @@ ALLOWED = {
         "keras_bert.training", "keras_bert.tensorflow_extra",
         "keras_bert.models", "keras_bert.layers", "keras_bert.data", "keras_bert.checkpoints",
         "keras_bert.tokenization",
+        # Only on the PyTorch backend: its global generator's state, in training checkpoints.
+        "torch",
     },
     # A task reads, encodes, builds, decodes and scores through the layers below it; it never
     # trains (the recipe in keras_bert/training runs any task) and never parses flags.

@@ -5,7 +5,7 @@ import tensorflow as tf
 
 from export.serving.line_table import line_table
 from export.serving.text_checks import check_same_batch, check_texts
-from export.serving.text_packing import pack
+from keras_bert.tokenization.tf_packing import pack
 
 
 def add_classifier_text_endpoint(
@@ -15,7 +15,7 @@ def add_classifier_text_endpoint(
     """Adds `name` to a `keras.export.ExportArchive`: text in, label and scores out.
 
     Tokenization (`keras_bert.BertTokenizer`, the exact google WordPiece ids) and packing
-    (google's pair truncation, core ops: `export.serving.text_packing`) run in the graph; labels are
+    (google's pair truncation, core ops: `keras_bert.tokenization.tf_packing.pack`) run in the graph; labels are
     read from `labels_file` (a SavedModel asset, one label per line in class-id order), and `tokens` (the WordPieces the model saw, from the `vocab_file` asset)
     is returned so a client can see what was truncated.
 

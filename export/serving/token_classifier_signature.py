@@ -5,7 +5,7 @@ import tensorflow as tf
 
 from export.serving.line_table import line_table
 from export.serving.text_checks import check_texts
-from export.serving.text_packing import pack
+from keras_bert.tokenization.tf_packing import pack
 
 
 def add_token_classifier_text_endpoint(

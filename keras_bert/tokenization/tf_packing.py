@@ -1,7 +1,12 @@
-"""`BertPacker`: token-id segments -> fixed-length `[CLS] A [SEP] B [SEP]` model inputs."""
+"""`BertPacker`: token-id segments -> fixed-length `[CLS] A [SEP] B [SEP]` model inputs, in core TensorFlow ops.
+
+The one TensorFlow packer: the in-graph preprocessor and the exported serving signatures both
+pack here. Core ops only (no TensorFlow Text op): keras-hub's `MultiSegmentPacker` truncates
+with `TFText>RoundRobinTrim`, which TF Serving builds pinned to an older TensorFlow Text lack
+(tensorflow/serving#2267).
+"""
 
 import keras
-import keras_hub
 import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
@@ -15,9 +20,9 @@ class BertPacker(keras.layers.Layer):
     for two, then `pad_token_id` up to `sequence_length`. Too-long pairs are truncated as
     google's `_truncate_seq_pair` does: drop the last token of the currently longer segment (of B
     on a tie) until the pair fits, which keeps a short question whole next to a long passage. A
-    single segment keeps its first `sequence_length - 2` tokens. The packing and truncation are
-    keras-hub's `MultiSegmentPacker` (round-robin trimming), which a test checks token for token
-    against a direct port of `_truncate_seq_pair`.
+    single segment keeps its first `sequence_length - 2` tokens. The truncation is
+    `_truncate_seq_pair` in closed form (`pair_lengths`), in core TensorFlow ops, checked token
+    for token against a direct port (`keras_bert.pack_segments`).
 
     Args:
         sequence_length: int. Output length, special tokens included; at least 2 for one
@@ -71,13 +76,6 @@ class BertPacker(keras.layers.Layer):
         self.cls_token_id = cls_token_id
         self.sep_token_id = sep_token_id
         self.pad_token_id = pad_token_id
-        self._packer = keras_hub.layers.MultiSegmentPacker(
-            sequence_length=sequence_length,
-            start_value=cls_token_id,
-            end_value=sep_token_id,
-            pad_value=pad_token_id,
-            truncate="round_robin",
-        )
         self.built = True
 
     def call(self, inputs):
@@ -91,17 +89,14 @@ class BertPacker(keras.layers.Layer):
                 "pairs need at least 3."
             )
         segments = tuple(_as_int32(segment) for segment in segments)
-        token_ids, segment_ids = self._packer(segments)
-        # Truncation keeps exactly the budget when the segments overflow, so the number of
-        # real tokens is known without looking at ids ([PAD]'s id may occur in the input).
-        num_tokens = sum(_lengths(segment) for segment in segments)  # [B] or []
-        num_real = tf.minimum(num_tokens, self.sequence_length - num_special) + num_special
-        padding_mask = tf.sequence_mask(num_real, self.sequence_length, dtype=tf.int32)
-        return {
-            "token_ids": token_ids,
-            "segment_ids": segment_ids,
-            "padding_mask": padding_mask,
-        }
+        unbatched = not isinstance(segments[0], tf.RaggedTensor) and segments[0].shape.rank == 1
+        if unbatched:  # one example: a batch of one, unwrapped at the end
+            segments = tuple(segment[tf.newaxis] for segment in segments)
+        segments = tuple(segment if isinstance(segment, tf.RaggedTensor)
+                         else tf.RaggedTensor.from_tensor(segment) for segment in segments)
+        packed = pack(segments, self.sequence_length, self.cls_token_id, self.sep_token_id,
+                      self.pad_token_id)
+        return {name: value[0] for name, value in packed.items()} if unbatched else packed
 
     def get_config(self):
         config = super().get_config()
@@ -140,8 +135,49 @@ def _as_int32(segment):
     return tf.cast(segment, tf.int32)
 
 
-def _lengths(segment):
-    """Tokens per example: `[B]` for a batch, a scalar for one example."""
-    if isinstance(segment, tf.RaggedTensor):
-        return tf.cast(segment.row_lengths(), tf.int32)
-    return tf.shape(segment, out_type=tf.int32)[-1]
+def pair_lengths(len_a, len_b, budget):
+    """Lengths google's `_truncate_seq_pair` keeps of two segments within `budget` tokens.
+
+    google drops the last token of the longer segment (of B on a tie) until the pair fits:
+    a short segment stays whole and the other gets the rest; two long ones end with A at
+    `ceil(budget / 2)` and B at `floor(budget / 2)`.
+    """
+    budget = tf.cast(budget, len_a.dtype)
+    fits = len_a + len_b <= budget
+    keep_a = tf.minimum(len_a, tf.maximum((budget + 1) // 2, budget - len_b))
+    return tf.where(fits, len_a, keep_a), tf.where(fits, len_b, budget - keep_a)
+
+
+def pack(segments, sequence_length, cls_token_id, sep_token_id, pad_token_id=0):
+    """Packs one or two ragged `[batch, None]` id segments into BERT's fixed-length inputs,
+    with core TensorFlow ops only (what serving graphs may hold).
+
+    Returns:
+        dict of int32 `[batch, sequence_length]`: `token_ids`, `segment_ids`, `padding_mask`.
+    """
+    if len(segments) == 1:
+        (a,) = segments
+        a = a[:, : sequence_length - 2]
+        parts, types = [a], [0]
+    else:
+        a, b = segments
+        keep_a, keep_b = pair_lengths(a.row_lengths(), b.row_lengths(), sequence_length - 3)
+        a = tf.ragged.boolean_mask(a, tf.ragged.range(a.row_lengths()) < tf.expand_dims(keep_a, 1))
+        b = tf.ragged.boolean_mask(b, tf.ragged.range(b.row_lengths()) < tf.expand_dims(keep_b, 1))
+        parts, types = [a, b], [0, 1]
+    batch = parts[0].nrows()
+    cls = tf.fill([batch, 1], tf.cast(cls_token_id, parts[0].dtype))
+    sep = tf.fill([batch, 1], tf.cast(sep_token_id, parts[0].dtype))
+    pieces, kinds = [cls], [tf.zeros([batch, 1], tf.int32)]
+    for part, kind in zip(parts, types):
+        pieces += [part, sep]
+        ones = tf.ones_like(tf.concat([part, sep], axis=1), tf.int32)
+        kinds.append(ones * kind)
+    ids = tf.concat(pieces, axis=1)  # ragged [B, None]
+    segment_ids = tf.concat(kinds, axis=1)
+    shape = [None, sequence_length]
+    return {
+        "token_ids": tf.cast(ids.to_tensor(pad_token_id, shape=shape), tf.int32),
+        "segment_ids": segment_ids.to_tensor(0, shape=shape),
+        "padding_mask": tf.ones_like(segment_ids).to_tensor(0, shape=shape),
+    }

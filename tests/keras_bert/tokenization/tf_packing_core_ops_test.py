@@ -1,31 +1,32 @@
-"""Core-op packing == `keras_bert.BertPacker` (google's truncation), without TF Text ops."""
+"""`tf_packing.pack` (what BertPacker and the serving signatures run) == the NumPy port of google's
+`_truncate_seq_pair` packing, in core TensorFlow ops only (no TF Text op)."""
 
 import itertools
 
-import keras_bert
 import numpy as np
 import tensorflow as tf
 
-from export.serving.text_packing import pack
+import keras_bert
+from keras_bert.tokenization.tf_packing import pack
 from tests.test_case import TestCase
 
 
 class TextPackingTest(TestCase):
-    def test_matches_bert_packer_on_every_small_length_combination(self):
+    def test_matches_numpy_packing_on_every_small_length_combination(self):
         lengths = range(0, 9)
         for sequence_length in (3, 4, 7, 10):
-            packer = keras_bert.BertPacker(sequence_length, cls_token_id=2, sep_token_id=3)
             pairs = list(itertools.product(lengths, lengths))
-            a = tf.ragged.constant([[10 + i for i in range(n)] for n, _ in pairs], tf.int32,
-                                   ragged_rank=1, row_splits_dtype=tf.int64)
-            b = tf.ragged.constant([[50 + i for i in range(m)] for _, m in pairs], tf.int32,
-                                   ragged_rank=1, row_splits_dtype=tf.int64)
-            for segments in ((a,), (a, b)):
-                expected = packer(segments)
+            first = [[10 + i for i in range(n)] for n, _ in pairs]
+            second = [[50 + i for i in range(m)] for _, m in pairs]
+            a = tf.ragged.constant(first, tf.int32, ragged_rank=1, row_splits_dtype=tf.int64)
+            b = tf.ragged.constant(second, tf.int32, ragged_rank=1, row_splits_dtype=tf.int64)
+            for segments, pair in (((a,), None), ((a, b), second)):
+                expected = keras_bert.pack_segments(first, pair, sequence_length=sequence_length,
+                                                    cls_token_id=2, sep_token_id=3)
                 actual = pack(segments, sequence_length, cls_token_id=2, sep_token_id=3)
                 for name in ("token_ids", "segment_ids", "padding_mask"):
                     np.testing.assert_array_equal(
-                        actual[name].numpy(), expected[name].numpy(),
+                        actual[name].numpy(), expected[name],
                         err_msg=f"{name}, sequence_length={sequence_length}, {len(segments)} segments",
                     )
 
