@@ -159,13 +159,14 @@ def _hf_architecture(model):
     return name, ({"num_labels": head.num_classes} if head is not None else {})
 
 
-def save_hf_checkpoint(model, path, vocab_file=None, dtype="float32"):
+def save_hf_checkpoint(model, path, vocab_file=None, dtype="float32", do_lower_case=True):
     """Writes `model` as a Hugging Face BERT checkpoint directory: `config.json` and
-    `model.safetensors` (PyTorch's [out, in] layout), and `vocab.txt` if given. The
-    inverse of `load_hf_checkpoint`: transformers' `BertFor*.from_pretrained(path)` and
-    `--init_checkpoint=path` read it. Each file is written whole or not at all. `dtype`:
-    `"float32"` (exact) or `"float16"` (half the size; each weight rounded to float16, and read
-    back as float32).
+    `model.safetensors` (PyTorch's [out, in] layout); with `vocab_file`, also `vocab.txt` and
+    the tokenizer's `tokenizer_config.json` (`do_lower_case`, the special tokens), so
+    `transformers.AutoTokenizer` loads the folder too. The inverse of `load_hf_checkpoint`:
+    transformers' `AutoModel` / `BertFor*.from_pretrained(path)` and `--init_checkpoint=path`
+    read it. Each file is written whole or not at all. `dtype`: `"float32"` (exact) or
+    `"float16"` (half the size; each weight rounded to float16, and read back as float32).
 
     Example:
     ```python
@@ -190,6 +191,13 @@ def save_hf_checkpoint(model, path, vocab_file=None, dtype="float32"):
     if vocab_file is not None:
         with open(vocab_file, "rb") as source, atomic_open(path / "vocab.txt", "wb") as f:
             f.write(source.read())
+        tokenizer = dict(tokenizer_class="BertTokenizer", do_lower_case=do_lower_case,
+                         strip_accents=None, tokenize_chinese_chars=True,
+                         model_max_length=encoder.bert_config.max_position_embeddings,
+                         unk_token="[UNK]", sep_token="[SEP]", pad_token="[PAD]",
+                         cls_token="[CLS]", mask_token="[MASK]")
+        with atomic_open(path / "tokenizer_config.json") as f:
+            json.dump(tokenizer, f, indent=2)
     with atomic_open(path / "config.json") as f:  # last: a folder with it is complete
         json.dump(config, f, indent=2)
     return str(path)

@@ -25,6 +25,8 @@ flags.DEFINE_string("init_checkpoint", None, "The pretraining checkpoint (with i
 flags.DEFINE_string("output_dir", None, "The Hugging Face folder to write.")
 flags.DEFINE_string("vocab_file", None, "vocab.txt (default: the one next to --init_checkpoint).")
 flags.DEFINE_string("dtype", "float32", "Storage type of the weights: float32 or float16.")
+flags.DEFINE_bool("do_lower_case", True, "The vocabulary is uncased (written to "
+                  "tokenizer_config.json, which transformers.AutoTokenizer reads).")
 
 
 def main(argv):
@@ -42,7 +44,8 @@ def main(argv):
         os.remove(config_file)
     with atomic_open(os.path.join(FLAGS.output_dir, "bert_config.json")) as f:
         f.write(config.to_json_string())
-    save_hf_checkpoint(pretrainer, FLAGS.output_dir, vocab_file=vocab_file, dtype=FLAGS.dtype)
+    save_hf_checkpoint(pretrainer, FLAGS.output_dir, vocab_file=vocab_file, dtype=FLAGS.dtype,
+                       do_lower_case=FLAGS.do_lower_case)
     size = sum(os.path.getsize(os.path.join(FLAGS.output_dir, n)) for n in os.listdir(FLAGS.output_dir))
     print(f"Wrote {FLAGS.output_dir} (BertForPreTraining, {FLAGS.dtype}, {size / 1e6:.1f} MB)")
 

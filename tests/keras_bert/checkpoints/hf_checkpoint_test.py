@@ -246,7 +246,7 @@ def test_saved_checkpoint_is_read_by_transformers_and_back(tmp_path, hf_cls, mak
     folder = tmp_path / "hf"
     save_hf_checkpoint(ours, folder, vocab_file=vocab)
     assert sorted(p.name for p in folder.iterdir()) == ["config.json", "model.safetensors",
-                                                        "vocab.txt"]
+                                                        "tokenizer_config.json", "vocab.txt"]
     assert (folder / "vocab.txt").read_text() == vocab.read_text()
 
     assert_same_outputs(ours, hf_cls.from_pretrained(folder).eval(), inputs, output)
@@ -297,3 +297,37 @@ def test_a_model_without_an_hf_counterpart_is_refused(tmp_path):
 
     with pytest.raises(ValueError, match="has no Hugging Face counterpart"):
         save_hf_checkpoint(object(), tmp_path)
+
+
+def test_auto_classes_load_a_saved_folder_tokenizer_and_model(tmp_path):
+    """transformers' AutoTokenizer and AutoModel read `save_hf_checkpoint`'s folder: the same
+    ids as the reference tokenizer (uncased and cased), the same hidden states as ours."""
+    import torch
+
+    import keras_bert
+    from keras_bert.checkpoints.hf_checkpoint import save_hf_checkpoint
+    from tests.data_paths import shared_data_dir
+    from tests.test_case import randomize_weights
+
+    texts = ["Héllo, Wörld! UNwant\u00e9d running", "The Rhine flows into the North Sea."]
+    for vocab_name, lower in (("bert-base-uncased-vocab.txt", True),
+                              ("bert-base-cased-vocab.txt", False)):
+        vocab = shared_data_dir() / "vocab" / vocab_name
+        encoder = BertEncoder(**dict(TINY, vocab_size=len(vocab.read_text().splitlines()),
+                                     max_position_embeddings=32))
+        randomize_weights(encoder, seed=1)
+        folder = tmp_path / vocab_name
+        save_hf_checkpoint(encoder, folder, vocab_file=vocab, do_lower_case=lower)
+        hf_tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+        reference = keras_bert.ReferenceTokenizer(str(vocab), do_lower_case=lower)
+        inputs = keras_bert.encode_texts(reference, texts, sequence_length=16)
+        batch = hf_tokenizer(texts, padding="max_length", max_length=16, truncation=True)
+        np.testing.assert_array_equal(np.array(batch["input_ids"]), inputs["token_ids"])
+        np.testing.assert_array_equal(np.array(batch["attention_mask"]), inputs["padding_mask"])
+        hf = transformers.AutoModel.from_pretrained(folder).eval()
+        with torch.no_grad():
+            theirs = hf(input_ids=torch.tensor(batch["input_ids"]),
+                        attention_mask=torch.tensor(batch["attention_mask"])).last_hidden_state
+        ours = encoder.predict(inputs, verbose=0)["sequence_output"]
+        real = inputs["padding_mask"] > 0
+        np.testing.assert_allclose(ours[real], theirs.numpy()[real], atol=1e-4)

@@ -41,7 +41,7 @@ def test_the_folder_gives_the_source_models_logits_in_transformers(source, tmp_p
     assert result.returncode == 0, result.stderr[-2000:]
     assert f"BertForPreTraining, {dtype}" in result.stdout
     assert sorted(p.name for p in out.iterdir()) == [
-        "bert_config.json", "config.json", "model.safetensors", "vocab.txt"]
+        "bert_config.json", "config.json", "model.safetensors", "tokenizer_config.json", "vocab.txt"]
     assert json.loads((out / "bert_config.json").read_text())["hidden_size"] == 16
     want, got = logits(source), logits(out)
     np.testing.assert_allclose(got, want, atol=atol)
