@@ -4,6 +4,7 @@
     make demo ARGS=--cli       # answers one bundled question through ai-edge-litert, no browser
     .venv/bin/python -m apps.demo --cli --passage=rhine --question="Where does the Rhine begin?"
     .venv/bin/python -m apps.demo --cli --model=apps/models/squad_minilm_int8.tflite  # full int8
+    .venv/bin/python -m apps.demo --cli --context_file=notes.txt --question="Who signed it?"
 
 The default file is `apps/models/squad_minilm_dynamic_int8.tflite` (int8 weights, float
 activations: the fastest here); the full-int8 one is for int8-only accelerators (MODEL_CARD.md).
@@ -31,15 +32,22 @@ def _highlight(context, start, end):
             + after.decode("utf-16-le"))
 
 
-def answer_in_terminal(passage_id, question, num_threads, model=None):
+def answer_in_terminal(passage_id, question, num_threads, model=None, context=None):
+    """Answers `question` about the bundled passage `passage_id`, or about `context` (the
+    user's own text, any length) when given."""
     # Imported here: it loads TensorFlow (keras_bert), which serving the web app does not need.
     from apps.qa_pipeline import MODEL, QaInputError, TfliteQa
 
-    with open(PASSAGES, encoding="utf-8") as f:
-        passages = {p["id"]: p for p in json.load(f)}
-    if passage_id not in passages:
-        sys.exit(f"No bundled passage '{passage_id}'. Pick one of: {', '.join(passages)}.")
-    passage = passages[passage_id]
+    if context is None:
+        with open(PASSAGES, encoding="utf-8") as f:
+            passages = {p["id"]: p for p in json.load(f)}
+        if passage_id not in passages:
+            sys.exit(f"No bundled passage '{passage_id}'. Pick one of: {', '.join(passages)}.")
+        passage = passages[passage_id]
+    else:
+        if question is None:
+            sys.exit("--context / --context_file need --question: what to ask about your text.")
+        passage = {"title": "your text", "context": context, "questions": []}
     question = passage["questions"][0] if question is None else question
     model = model or MODEL
     try:
@@ -104,9 +112,25 @@ def main():
     parser.add_argument("--model", default=None,
                         help="A QA .tflite (--cli); default apps/models/squad_minilm_dynamic_int8.tflite.")
     parser.add_argument("--port", type=int, default=8765, help="Port on 127.0.0.1 (web app).")
+    parser.add_argument("--context", default=None,
+                        help="Your own text to answer from (--cli), instead of a bundled passage.")
+    parser.add_argument("--context_file", default=None,
+                        help="A UTF-8 text file to answer from (--cli), any length.")
     args = parser.parse_args()
+    if args.num_threads < 1:
+        parser.error(f"--num_threads={args.num_threads}: use 1 or more LiteRT threads.")
+    if args.context is not None and args.context_file is not None:
+        parser.error("give --context or --context_file, not both.")
+    context = args.context
+    if args.context_file is not None:
+        try:
+            with open(args.context_file, encoding="utf-8") as f:
+                context = f.read()
+        except (OSError, UnicodeDecodeError) as error:
+            parser.error(f"--context_file={args.context_file}: cannot read it as UTF-8 text "
+                         f"({error.__class__.__name__}).")
     if args.cli:
-        answer_in_terminal(args.passage, args.question, args.num_threads, args.model)
+        answer_in_terminal(args.passage, args.question, args.num_threads, args.model, context)
     else:
         serve(args.port)
 

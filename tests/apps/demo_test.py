@@ -87,3 +87,21 @@ def test_cli_takes_the_full_int8_file_and_refuses_a_missing_one_in_one_line():
     assert run.returncode == 1
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("apps/models/no_such.tflite does not exist."), run.stderr[-2000:]
+
+
+def test_cli_answers_from_the_users_own_text_and_refuses_bad_flags_in_one_line(tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("Minutes of the meeting. The treaty was signed by Ada Lovelace in 1843, "
+                    "after a long debate in London.\n" * 3, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "apps.demo", "--cli", f"--context_file={text}",
+                          "--question=Who signed the treaty?"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Passage: your text" in run.stdout and "Answer: Ada Lovelace" in run.stdout, run.stdout
+    for flags, message in ((["--num_threads=-3"], "--num_threads=-3: use 1 or more"),
+                           (["--context=x", f"--context_file={text}"], "not both"),
+                           ([f"--context_file={tmp_path / 'none.txt'}"], "cannot read it"),
+                           (["--context=Some text."], "need --question")):
+        run = subprocess.run([sys.executable, "-m", "apps.demo", "--cli", *flags], cwd=ROOT,
+                             capture_output=True, text=True, timeout=600)
+        assert run.returncode != 0 and message in run.stderr.strip().splitlines()[-1], run.stderr
