@@ -36,6 +36,9 @@ class FinetuneConfig:
         random_seed: int. The head, dropout and data order. Defaults to 12345.
         dtype_policy: `"auto"`, `"float32"`, `"mixed_bfloat16"` or `"mixed_float16"`.
         jit_compile: optional bool. Default: the faster measured path for the precision.
+        overwrite_output_dir: bool. `output_dir` may hold a run of another task, data or
+            settings (`run.json` says what made it): delete it and start over. Default False:
+            such a folder is refused, and a folder of the same run resumes.
         pad_to_multiple_of: optional int. Round each training batch's length up to a multiple
             of this, so a compiled step sees a handful of shapes. Default: 16 where the step is
             compiled (XLA, and JAX always), else 1 (exact lengths).
@@ -69,6 +72,7 @@ class FinetuneConfig:
     dtype_policy: str = "auto"
     jit_compile: object = None
     pad_to_multiple_of: object = None
+    overwrite_output_dir: bool = False
 
     def __post_init__(self):
         if not self.output_dir:

@@ -210,6 +210,12 @@ def finetune(task, config, train_file=None, eval_file=None, *, train_data=None, 
                                    log, train_file)
     if eval_data is None and eval_file is not None:
         eval_data = task.load(eval_file, tokenizer)
+    from keras_bert.training.run_record import claim_output_dir
+    from keras_bert.training.run_record import run_record
+
+    targets = tuple(targets) if targets is not None else train_data.targets
+    claim_output_dir(config.output_dir, run_record(task, config, train_data, targets),
+                     config.overwrite_output_dir, log)  # before anything is resumed from it
     if model is None:
         model = build_task_model(task, config, bert_config, strategy, log)
     steps = config.num_train_steps_for(train_data.num_rows)
@@ -245,8 +251,7 @@ def finetune(task, config, train_file=None, eval_file=None, *, train_data=None, 
         f"{keras.config.backend()}); "
         + (f"{task.monitor} every {finetuner.eval_every_steps} steps; " if evaluate_fn else "")
         + f"checkpoints and the best model in {config.output_dir}")
-    batches = _batches(train_data, tuple(targets) if targets is not None else train_data.targets,
-                       config, steps, jit_compile)
+    batches = _batches(train_data, targets, config, steps, jit_compile)
     if finetuner.is_chief and tokenizer is not None:  # best/: a whole model folder
         path = os.path.join(run_folder.best_dir(config.output_dir), run_folder.VOCAB_FILE)
         with atomic_open(path, encoding="utf-8") as f:

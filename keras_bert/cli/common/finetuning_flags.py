@@ -39,6 +39,9 @@ def define_flags():
     precision_flags.define_flags()
     flags.DEFINE_string("output_dir", None, "Checkpoints, best model, predictions, eval_results.json.")
     flags.DEFINE_bool("do_train", False, "Fine-tune (resuming from --output_dir if it has checkpoints).")
+    flags.DEFINE_bool("overwrite_output_dir", False,
+                      "--output_dir holds a run of another task, data or settings: delete it "
+                      "and start over (without this, such a folder is refused).")
     flags.DEFINE_integer("train_batch_size", 32, "Global training batch size.")
     flags.DEFINE_integer("eval_batch_size", 64, "Global evaluation / prediction batch size.")
     flags.DEFINE_float("learning_rate", 5e-5, "Peak AdamW learning rate.")
@@ -87,6 +90,7 @@ def finetune_config():
             eval_every_steps=FLAGS.eval_every_steps,
             max_train_examples=FLAGS.max_train_examples, random_seed=FLAGS.random_seed,
             dtype_policy=FLAGS.dtype_policy, jit_compile=FLAGS.jit_compile,
+            overwrite_output_dir=FLAGS.overwrite_output_dir,
         )
 
 

@@ -369,3 +369,26 @@ def test_precision_is_chosen_per_cpu_falls_back_and_refuses_what_cannot_run(mode
     reference = np.load(tmp_path / "f32.npz")["layer_-1"]
     assert features.dtype == np.float32
     assert 0 < np.abs(features - reference).max() < 0.1
+
+
+def test_run_classifier_refuses_a_folder_of_another_run_and_keeps_its_results(model_dir, tmp_path):
+    out = tmp_path / "out"
+    for name, rows in (("a", [("good film", "1"), ("bad film", "0")]),
+                       ("b", [("fine day", "1"), ("sad day", "0")])):
+        (tmp_path / name).mkdir()
+        text = "".join(f"{t}\t{l}\n" for t, l in rows * 4)
+        (tmp_path / name / "train.tsv").write_text(text)
+        (tmp_path / name / "dev.tsv").write_text(text)
+    common = ["--task_name=tsv", f"--init_checkpoint={model_dir}", "--do_train", "--do_eval",
+              "--num_train_steps=1", "--train_batch_size=4", "--max_seq_length=8",
+              f"--output_dir={out}"]
+    done = cli("run_classifier", f"--data_dir={tmp_path / 'a'}", *common)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = (out / "eval_results.json").read_text()
+    done = cli("run_classifier", f"--data_dir={tmp_path / 'b'}", *common)
+    failed_with(done, f"--output_dir {out} holds a run of something else (train_sha256 ",
+                "--overwrite_output_dir=True")
+    assert done.stderr.strip().splitlines()[-2].startswith("run_classifier.py: ")
+    assert (out / "eval_results.json").read_text() == results  # nothing overwritten
+    done = cli("run_classifier", f"--data_dir={tmp_path / 'b'}", *common, "--overwrite_output_dir")
+    assert done.returncode == 0, done.stderr[-3000:]
