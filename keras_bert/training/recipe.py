@@ -3,6 +3,7 @@
 import contextlib
 import dataclasses
 import os
+import warnings
 
 import keras
 
@@ -195,6 +196,8 @@ def finetune(task, config, train_file=None, eval_file=None, *, train_data=None, 
     from keras_bert.checkpoints import run_folder
     from keras_bert.training.finetuner import Finetuner
     from keras_bert.training.optimizer import create_optimizer
+    from keras_bert.training.run_record import claim_output_dir
+    from keras_bert.training.run_record import run_record
 
     if train_data is None and train_file is None:
         raise ValueError("Nothing to train on: give train_file (or train_data).")
@@ -210,9 +213,6 @@ def finetune(task, config, train_file=None, eval_file=None, *, train_data=None, 
                                    log, train_file)
     if eval_data is None and eval_file is not None:
         eval_data = task.load(eval_file, tokenizer)
-    from keras_bert.training.run_record import claim_output_dir
-    from keras_bert.training.run_record import run_record
-
     targets = tuple(targets) if targets is not None else train_data.targets
     claim_output_dir(config.output_dir, run_record(task, config, train_data, targets),
                      config.overwrite_output_dir, log)  # before anything is resumed from it
@@ -225,8 +225,6 @@ def finetune(task, config, train_file=None, eval_file=None, *, train_data=None, 
         per_replica_batch_size(config.train_batch_size, strategy)
     # Span and token heads do not read pooled_output, so the pooler gets no gradient; expected
     # (google's run_squad leaves it untouched too), not a mistake worth a warning.
-    import warnings
-
     warnings.filterwarnings("ignore", message=r"Gradients do not exist for variables \['pooler/")
     with _scope(strategy):
         optimizer = create_optimizer(
