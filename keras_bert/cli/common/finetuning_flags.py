@@ -103,9 +103,12 @@ def _model_flags():
     """The model flags (`define_model_flags`) as the attributes the recipe's loaders read."""
     import types
 
+    def flag(name, default=None):  # run_pretraining defines only some of them
+        return getattr(FLAGS, name) if name in FLAGS else default
+
     return types.SimpleNamespace(
-        bert_config_file=FLAGS.bert_config_file, init_checkpoint=FLAGS.init_checkpoint,
-        vocab_file=FLAGS.vocab_file, do_lower_case=FLAGS.do_lower_case)
+        bert_config_file=flag("bert_config_file"), init_checkpoint=flag("init_checkpoint"),
+        vocab_file=flag("vocab_file"), do_lower_case=flag("do_lower_case", True))
 
 
 def tokenizer(config=None):
