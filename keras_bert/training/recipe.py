@@ -245,7 +245,9 @@ def finetune(task, config, train_file=None, eval_file=None, *, train_data=None, 
         is_chief=_is_chief(strategy),
     )
     log(f"Training {bert_config.num_hidden_layers}x{bert_config.hidden_size} BERT on {task.name} for "
-        f"{steps} steps ({train_data.num_rows} rows, batch {config.train_batch_size}, "
+        f"{steps} steps ({train_data.num_rows} "
+        f"{'examples' if train_data.num_rows == len(train_data.examples) else 'windows'}, "
+        f"batch {config.train_batch_size}, "
         f"{keras.config.backend()}); "
         + (f"{task.monitor} every {finetuner.eval_every_steps} steps; " if evaluate_fn else "")
         + f"checkpoints and the best model in {config.output_dir}")
