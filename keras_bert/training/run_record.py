@@ -45,7 +45,7 @@ def run_record(task, config, train_data, targets):
     return {"task": task.name, "max_seq_length": task.max_seq_length,
             "train_file": None if train_data.path is None else os.fspath(train_data.path),
             "train_sha256": data_fingerprint(train_data.inputs, targets),
-            **{key: getattr(config, key) for key in TRAINING_KEYS}}
+            **{key: _plain(getattr(config, key)) for key in TRAINING_KEYS}}
 
 
 def claim_output_dir(output_dir, record, overwrite=False, log=print):
@@ -77,6 +77,11 @@ def claim_output_dir(output_dir, record, overwrite=False, log=print):
             log(f"overwrite_output_dir: deleted the run in {output_dir} ({what}).")
     with atomic_open(path) as f:
         json.dump(record, f, indent=1)
+
+
+def _plain(value):
+    """A JSON value: paths (`pathlib.Path`, say) as strings."""
+    return os.fspath(value) if isinstance(value, os.PathLike) else value
 
 
 def _short(value):
