@@ -10,6 +10,7 @@ from it there), so a resumed run continues exactly where the saved one stopped.
 import glob
 import os
 import re
+import shutil
 
 import keras
 import numpy as np
@@ -20,6 +21,7 @@ _NAME = re.compile(r"^ckpt-(\d+)\.npz$")
 # PyTorch's global generator: Keras draws dropout masks from it on that backend when a layer's
 # SeedGenerator has no seed of its own (a run resumed without it draws other masks).
 _TORCH_RNG = "torch_rng_state"
+_STAGING = "_temp"
 
 
 def _variables(model):
@@ -55,8 +57,14 @@ def save_training_state(model, directory, step, max_to_keep=2):
 
         arrays[_TORCH_RNG] = torch.get_rng_state().numpy()
     path = checkpoint_path(directory, step)
-    with atomic_open(path, "wb") as f:
+    # Written in <directory>/_temp, then renamed: a run killed mid-write (a checkpoint takes
+    # a while) leaves its partial file there, out of the way, and the next save clears it.
+    staging = os.path.join(directory, _STAGING)
+    shutil.rmtree(staging, ignore_errors=True)
+    with atomic_open(os.path.join(staging, os.path.basename(path)), "wb") as f:
         np.savez(f, **arrays)
+    os.replace(os.path.join(staging, os.path.basename(path)), path)
+    shutil.rmtree(staging, ignore_errors=True)
     kept = sorted((int(_NAME.match(os.path.basename(p)).group(1)), p)
                   for p in glob.glob(os.path.join(glob.escape(directory), "ckpt-*.npz"))
                   if _NAME.match(os.path.basename(p)))
