@@ -72,17 +72,19 @@ def inject(args, straight_seconds, check_after_fault, seed, cwd=ROOT, disk_limit
     # Past the first 40% (mostly interpreter and TensorFlow start-up) to the end.
     moments = sorted(round(rng.uniform(0.4, 1.0) * straight_seconds, 2) for _ in range(KILLS))
     print(f"seed {seed}: SIGKILL after {moments} s (uninterrupted: {straight_seconds:.1f} s)")
-    for moment in moments:
-        kill_after(args, moment, cwd, env)
-        check_after_fault()
     if disk_limit:
-        # The limit is below the size of a file the run writes, so the run must hit it.
+        # First, while everything is still to be written: the limit is below the size of a file
+        # the run writes, so the run must hit it. (After the kills the run may have finished
+        # training already, and a finished run writes only small files.)
         code, _, _, stderr = run(args, cwd, disk_limit=disk_limit, env=env)
         assert code == 1, stderr[-3000:]
         last = stderr.strip().splitlines()[-1]
         assert "the disk is full (or a file-size limit was reached)" in last, stderr[-3000:]
         assert "Traceback" not in stderr, stderr[-3000:]
         print(f"disk limit {disk_limit:,} bytes: {last[:160]}")
+        check_after_fault()
+    for moment in moments:
+        kill_after(args, moment, cwd, env)
         check_after_fault()
     code, _, stdout, stderr = run(args, cwd, env=env)
     assert code == 0, stdout[-2000:] + stderr[-3000:]
