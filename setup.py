@@ -9,14 +9,21 @@ VERSION = {}
 exec((HERE / "keras_bert" / "version.py").read_text(), VERSION)
 
 setuptools.setup(
-    name="keras-bert",
+    # PyPI's `keras-bert` is another project (BERT in Keras 2, 2018-2022); this one is published
+    # as keras-exact-bert and imported as keras_bert.
+    name="keras-exact-bert",
     version=VERSION["__version__"],
     description="Exact BERT for TensorFlow / Keras 3: pretrain, fine-tune, serve and ship to phones.",
     long_description=(HERE / "README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.10",
-    packages=setuptools.find_packages(exclude=["tests*", "apps*", "tools*", "experiments*", "docs*", "benchmarks*"]),
+    # The wheel's one top-level name is keras_bert: the repository's export/ folder installs as
+    # keras_bert.export (keras_bert/export_package.py maps the same name in a source checkout).
+    packages=setuptools.find_packages(include=["keras_bert", "keras_bert.*"])
+    + ["keras_bert.export"]
+    + [f"keras_bert.export.{name}" for name in setuptools.find_packages("export")],
+    package_dir={"keras_bert.export": "export"},
     include_package_data=True,
     package_data={"keras_bert": ["assets/*"]},
     exclude_package_data={"": ["BUILD"]},

@@ -45,7 +45,7 @@ class TfliteQa:
             if not os.path.isfile(path):
                 raise FileNotFoundError(
                     f"{path} does not exist. The shipped model and vocabulary are in apps/models/; "
-                    "pass the paths of a QA .tflite exported by `python -m export.cli` and its vocab."
+                    "pass the paths of a QA .tflite exported by `python -m keras_bert.export.cli` and its vocab."
                 )
         self.pipeline = QuestionAnsweringPipeline.from_pretrained(
             model_path, vocab_file=vocab_path, num_threads=num_threads,

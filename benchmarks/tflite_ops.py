@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from export.tflite.metadata import pack_model, read_model
+from keras_bert.export.tflite.metadata import pack_model, read_model
 
 
 def single_op_models(tflite_bytes):

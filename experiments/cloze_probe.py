@@ -1,6 +1,6 @@
 """Does a pretraining checkpoint know sentiment with no labels? A zero-shot SST-2 cloze probe.
 
-Makes: docs/pretraining.md, the phase-6 table's "zero-shot cloze probe" row
+Makes: docs/lab/pretraining_history.md, the phase-6 table's "zero-shot cloze probe" row
 (`docs/runs/pretrain_mini_phase6_fill_mask.json`). Rerun:
 `python -m experiments.cloze_probe --init_checkpoint=runs/pretrain_mini/model_phase6 --json=<file>`.
 

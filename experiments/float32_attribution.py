@@ -1,6 +1,6 @@
 """Which float32 operations move the QA logits away from the exact (float64) answer.
-Makes: docs/export.md, "Results: the SQuAD model", the float32 bullet's per-operation errors (dense
-6.46e-6, LayerNorm 1.99e-6, ...).
+Makes: docs/lab/export_history.md, "Results: the SQuAD model", the float32 bullet's per-operation
+errors (dense 6.46e-6, LayerNorm 1.99e-6, ...).
 Rerun: .venv/bin/python -m experiments.float32_attribution --num_windows=12
 
     PYTHONPATH=. .venv/bin/python experiments/float32_attribution.py \

@@ -1,5 +1,6 @@
 """Which int8 tensors cost a task model its score: the int8 graph with one family of fake quants off.
-Makes: docs/export.md, "Where the remaining 4.4 F1 goes" (the table of fake quants turned off).
+Makes: docs/lab/export_history.md, "Where the remaining 4.4 F1 goes" (the table of fake quants
+turned off).
 Rerun: the command below.
 
     .venv/bin/python experiments/int8_sensitivity.py --task_name=squad \
@@ -7,7 +8,7 @@ Rerun: the command below.
         --calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz \
         --predict_file=../shared/data/squad/dev-v1.1.json.gz --max_examples=160
 
-Builds the calibrated full-int8 graph (`export.quantization.qat.int8_graph`, as `export.cli
+Builds the calibrated full-int8 graph (`keras_bert.export.quantization.qat.int8_graph`, as `keras_bert.export.cli
 --quantizations=full_int8` does, 200 calibration examples), then scores it in Keras (fake
 quant, no conversion) with everything quantized, with weights or activations off, and with
 each family of activation fake quants off (a regular expression over the layer path).
@@ -45,10 +46,10 @@ def main():
     add_task_arguments(parser)
     args = parser.parse_args()
 
-    from export.quantization.fake_quant import FakeQuant, WeightFakeQuant, fake_quant_layers
-    from export.quantization.int8_profile import int8_profile
-    from export.quantization.qat import int8_graph
-    from export.task.task_model import load_task_model
+    from keras_bert.export.quantization.fake_quant import FakeQuant, WeightFakeQuant, fake_quant_layers
+    from keras_bert.export.quantization.int8_profile import int8_profile
+    from keras_bert.export.quantization.qat import int8_graph
+    from keras_bert.export.task.task_model import load_task_model
     from keras_bert.checkpoints.run_folder import VOCAB_FILE
     from keras_bert.checkpoints.run_folder import model_folder
 

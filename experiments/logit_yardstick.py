@@ -1,6 +1,6 @@
 """How far Keras and the float32 .tflite each are from a float64 NumPy forward pass.
-Makes: docs/export.md, "Results: the SQuAD model", the "Float32 TFLite vs Keras" bullet (each
-side's distance from float64, per LiteRT kernel set).
+Makes: docs/lab/export_history.md, "Results: the SQuAD model", the "Float32 TFLite vs Keras" bullet
+(each side's distance from float64, per LiteRT kernel set).
 Rerun: the command below.
 
     PYTHONPATH=. .venv/bin/python experiments/logit_yardstick.py \
@@ -25,8 +25,8 @@ import numpy as np
 
 import keras_bert
 from experiments.tflite_kernels import RESOLVERS, interpreter
-from export.task.signature_names import exported_inputs
-from export.task.task_model import load_task_model
+from keras_bert.export.task.signature_names import exported_inputs
+from keras_bert.export.task.task_model import load_task_model
 from keras_bert.checkpoints import collect_weights
 from keras_bert.checkpoints.run_folder import CONFIG_FILE
 from keras_bert.checkpoints.run_folder import VOCAB_FILE

@@ -1,7 +1,7 @@
 """Plots SST-2 dev accuracy against the number of labelled training examples, pretrained vs random.
-Makes: docs/sst2_transfer_curve.png and docs/sst2_transfer_by_epoch.png (docs/pretraining.md,
-"SST-2 transfer from phase 3" / "from phase 5" / "with 10 fine-tuning epochs") and the tables it
-prints.
+Makes: docs/sst2_transfer_curve.png and docs/sst2_transfer_by_epoch.png
+(docs/lab/pretraining_history.md, "SST-2 transfer from phase 3" / "from phase 5" / "with 10
+fine-tuning epochs") and the tables it prints.
 Rerun: the command under each figure there.
 
     .venv/bin/python experiments/plot_transfer.py docs/runs/sst2_transfer/*.json --png=docs/sst2_transfer_curve.png

@@ -1,6 +1,6 @@
 """Does pretraining help? Fine-tunes SST-2 from a pretraining run and from random init, same budget.
-Makes: the SST-2 transfer tables of docs/pretraining.md (after phase 1; "SST-2 transfer from phase
-3", "from phase 5", "with 10 fine-tuning epochs"), one JSON per run in
+Makes: the SST-2 transfer tables of docs/lab/pretraining_history.md (after phase 1; "SST-2 transfer
+from phase 3", "from phase 5", "with 10 fine-tuning epochs"), one JSON per run in
 docs/runs/pretrain_mini_phase1_sst2_transfer.json and docs/runs/sst2_transfer*/.
 Rerun: the command quoted above each table, e.g. the one below with --json=<file>.
 

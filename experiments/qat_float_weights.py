@@ -1,6 +1,6 @@
 """Scores the float weights of a QAT checkpoint (fake quant off) on a task's held-out data.
-Makes: docs/export.md, "Run 6" (the QAT checkpoint's float weights, EM 58.80 / F1 71.88: what the
-int8 graph alone costs).
+Makes: docs/lab/export_history.md, "Run 6" (the QAT checkpoint's float weights, EM 58.80 / F1 71.88:
+what the int8 graph alone costs).
 Rerun: the command below.
 
     .venv/bin/python experiments/qat_float_weights.py --task_name=squad \
@@ -30,7 +30,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--init_checkpoint", required=True, help="the fine-tuning output dir")
     parser.add_argument("--qat_dir", required=True,
-                        help="export.cli's <export_dir>/qat/<model_name> (ckpt/, int8_profile.json)")
+                        help="keras_bert.export.cli's <export_dir>/qat/<model_name> (ckpt/, int8_profile.json)")
     parser.add_argument("--fake_quant", choices=("off", "quantize"), default="off",
                         help="off: the float weights; quantize: the int8 graph in Keras")
     add_task_arguments(parser)
@@ -39,16 +39,16 @@ def main():
 
     import tensorflow as tf
 
-    from export.quantization.fake_quant import set_fake_quant_mode
-    from export.quantization.qat import quantize_aware
-    from export.task.task_model import load_task_model
-    from export.verification.verify import keras_outputs
+    from keras_bert.export.quantization.fake_quant import set_fake_quant_mode
+    from keras_bert.export.quantization.qat import quantize_aware
+    from keras_bert.export.task.task_model import load_task_model
+    from keras_bert.export.verification.verify import keras_outputs
     from keras_bert.checkpoints.run_folder import VOCAB_FILE
     from keras_bert.checkpoints.run_folder import model_folder
 
     latest = tf.train.latest_checkpoint(os.path.join(args.qat_dir, "ckpt"))
     if latest is None:
-        sys.exit(f"No QAT checkpoint in {args.qat_dir}/ckpt: pass export.cli's <export_dir>/qat/<name>.")
+        sys.exit(f"No QAT checkpoint in {args.qat_dir}/ckpt: pass keras_bert.export.cli's <export_dir>/qat/<name>.")
     model = load_task_model(args.task_name, args.init_checkpoint)
     with open(os.path.join(args.qat_dir, "int8_profile.json")) as f:
         qat = quantize_aware(model, profile=json.load(f))  # shares `model`'s variables

@@ -1,14 +1,14 @@
 r"""Refits a finished SQuAD QAT run's span head to the float parent's answers, on the int8
-graph's own final features, and writes the result as a QAT checkpoint that `export.cli`
+graph's own final features, and writes the result as a QAT checkpoint that `keras_bert.export.cli`
 converts to full int8.
 
-Makes: docs/export.md, "Three cheap levers on the finished runs". Rerun:
+Makes: docs/lab/export_history.md, "Three cheap levers on the finished runs". Rerun:
 
     .venv/bin/python -m experiments.qat_head_refit \
         --init_checkpoint=runs/squad_minilm_gpu/parent_from_dynamic \
         --qat_dir=runs/export_squad_hidden_w3000_nodrop/qat/squad \
         --output_dir=runs/export_squad_head_refit/qat/squad --steps=600
-    .venv/bin/python -m export.cli --task_name=squad \
+    .venv/bin/python -m keras_bert.export.cli --task_name=squad \
         --init_checkpoint=runs/squad_minilm_gpu/parent_from_dynamic \
         --export_dir=runs/export_squad_head_refit --formats=tflite --quantizations=qat_int8 \
         --calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz --qat_steps=600
@@ -43,7 +43,7 @@ def main():
     parser.add_argument("--qat_dir", required=True, help="a finished run's <export_dir>/qat/squad")
     parser.add_argument("--output_dir", required=True, help="the new <export_dir>/qat/squad")
     parser.add_argument("--steps", type=int, required=True,
-                        help="the step the checkpoint is written at: export.cli's --qat_steps")
+                        help="the step the checkpoint is written at: keras_bert.export.cli's --qat_steps")
     parser.add_argument("--train_file", default="../shared/data/squad/train-v1.1-reconstructed.json.gz")
     parser.add_argument("--num_windows", type=int, default=2000)
     parser.add_argument("--holdout", type=int, default=400)
@@ -59,18 +59,18 @@ def main():
         sys.exit(f"{args.output_dir} is not empty: pick a new --output_dir.")
     profile_path = os.path.join(args.qat_dir, "int8_profile.json")
     if not os.path.exists(profile_path):
-        sys.exit(f"{profile_path} not found: pass export.cli's <export_dir>/qat/squad folder.")
+        sys.exit(f"{profile_path} not found: pass keras_bert.export.cli's <export_dir>/qat/squad folder.")
 
     import keras
     import numpy as np
     import tensorflow as tf
 
-    from export.quantization.fake_quant import freeze_ranges
-    from export.quantization.qat import quantize_aware
-    from export.quantization.qat_training import _frozen_copy
-    from export.task.task_model import load_task_model
+    from keras_bert.export.quantization.fake_quant import freeze_ranges
+    from keras_bert.export.quantization.qat import quantize_aware
+    from keras_bert.export.quantization.qat_training import _frozen_copy
+    from keras_bert.export.task.task_model import load_task_model
     from experiments.qat_soup import write_qat_folder
-    from export.verification import data as export_data
+    from keras_bert.export.verification import data as export_data
     from keras_bert.checkpoints.run_folder import VOCAB_FILE
     from keras_bert.checkpoints.run_folder import model_folder
 

@@ -1,7 +1,7 @@
 """How much of QAT's hidden-state term is int8 error, and how much dropout noise?
-Makes: docs/export.md, "QAT without dropout": the term at step 1 and after QAT, per block, with
-QAT's training-mode forward pass (dropout on) and without dropout; and "Where the int8 graph's
-error arises" (`--off`: the hidden and attention terms, and the start/end distributions' KL
+Makes: docs/lab/export_history.md, "QAT without dropout": the term at step 1 and after QAT, per
+block, with QAT's training-mode forward pass (dropout on) and without dropout; and "Where the int8
+graph's error arises" (`--off`: the hidden and attention terms, and the start/end distributions' KL
 divergence from the float model's, with families of fake quants off).
 Rerun: the command below (about 1 min per checkpoint on 2 cores), and for the second
 
@@ -17,7 +17,7 @@ Rerun: the command below (about 1 min per checkpoint on 2 cores), and for the se
         --qat_dir=runs/export_squad_hidden_w3000/qat/squad
 
 Without `--qat_dir`, the int8 graph of the float model is calibrated here, as QAT's step 1
-sees it. The term is `export.quantization.qat_training._HiddenDistillation.hidden_loss`: the
+sees it. The term is `keras_bert.export.quantization.qat_training._HiddenDistillation.hidden_loss`: the
 mean squared distance between every block's int8-graph output and the float model's, over
 real tokens, on the first `--num_windows` windows of SQuAD train (the float model runs without
 dropout, as in QAT).
@@ -36,7 +36,7 @@ def main():
     parser.add_argument("--init_checkpoint", required=True, help="the float model's folder")
     parser.add_argument("--profile", required=True, help="the QAT run's int8_profile.json")
     parser.add_argument("--qat_dir", default=None,
-                        help="export.cli's <export_dir>/qat/squad; omitted: calibrate here")
+                        help="keras_bert.export.cli's <export_dir>/qat/squad; omitted: calibrate here")
     parser.add_argument("--train_file", default="../shared/data/squad/train-v1.1-reconstructed.json.gz")
     parser.add_argument("--num_windows", type=int, default=64)
     parser.add_argument("--batch_size", type=int, default=16)
@@ -55,17 +55,17 @@ def main():
 
     import re
 
-    from export.quantization.fake_quant import FakeQuant
-    from export.quantization.fake_quant import fake_quant_layers
-    from export.quantization.fake_quant import freeze_ranges
-    from export.quantization.qat import calibrate
-    from export.quantization.qat import quantize_aware
-    from export.quantization.qat import record_attention
-    from export.quantization.qat_training import _AttentionRecorder
-    from export.quantization.qat_training import _HiddenDistillation
-    from export.quantization.qat_training import _frozen_copy
-    from export.task.task_model import load_task_model
-    from export.verification import data as export_data
+    from keras_bert.export.quantization.fake_quant import FakeQuant
+    from keras_bert.export.quantization.fake_quant import fake_quant_layers
+    from keras_bert.export.quantization.fake_quant import freeze_ranges
+    from keras_bert.export.quantization.qat import calibrate
+    from keras_bert.export.quantization.qat import quantize_aware
+    from keras_bert.export.quantization.qat import record_attention
+    from keras_bert.export.quantization.qat_training import _AttentionRecorder
+    from keras_bert.export.quantization.qat_training import _HiddenDistillation
+    from keras_bert.export.quantization.qat_training import _frozen_copy
+    from keras_bert.export.task.task_model import load_task_model
+    from keras_bert.export.verification import data as export_data
     from keras_bert.checkpoints.run_folder import VOCAB_FILE
     from keras_bert.checkpoints.run_folder import model_folder
     from keras_bert.models.bert_encoder import encode

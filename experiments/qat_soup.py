@@ -1,12 +1,12 @@
 r"""Averages the weights of several QAT runs of one float parent ("model soup") into a QAT
-checkpoint that `export.cli` converts to full int8.
+checkpoint that `keras_bert.export.cli` converts to full int8.
 
-Makes: docs/export.md, "Run 11: a soup of QAT runs". Rerun:
+Makes: docs/lab/export_history.md, "Run 11: a soup of runs 7, 8 and 10". Rerun:
 
     python -m experiments.qat_soup --task_name=squad --init_checkpoint=runs/squad_minilm_ship/out \
         --qat_dirs=runs/export_squad_ship/qat/squad,runs/export_squad_ship_qat1200/qat/squad \
         --output_dir=runs/export_squad_ship_soup/qat/squad --steps=600
-    python -m export.cli --task_name=squad --init_checkpoint=runs/squad_minilm_ship/out \
+    python -m keras_bert.export.cli --task_name=squad --init_checkpoint=runs/squad_minilm_ship/out \
         --export_dir=runs/export_squad_ship_soup --formats=tflite --quantizations=qat_int8 \
         --calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz --qat_steps=600
 
@@ -27,8 +27,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def write_qat_folder(checkpoint, profile, output_dir, step, state):
-    """Writes `export.cli`'s `<export_dir>/qat/<name>` folder: `checkpoint` at `step`, the int8
-    `profile` and `state.json` (`state` plus the step), so that `export.cli --qat_steps=step`
+    """Writes `keras_bert.export.cli`'s `<export_dir>/qat/<name>` folder: `checkpoint` at `step`, the int8
+    `profile` and `state.json` (`state` plus the step), so that `keras_bert.export.cli --qat_steps=step`
     converts it without training. Written under a temporary name and renamed when complete.
     Returns the checkpoint's path."""
     import tensorflow as tf
@@ -56,7 +56,7 @@ def main():
                         help="comma-separated <export_dir>/qat/<name> folders of finished QAT runs")
     parser.add_argument("--output_dir", required=True, help="the soup's <export_dir>/qat/<name>")
     parser.add_argument("--steps", type=int, required=True,
-                        help="the step the soup is written at: export.cli's --qat_steps")
+                        help="the step the soup is written at: keras_bert.export.cli's --qat_steps")
     parser.add_argument("--parent_share", type=float, default=0.0,
                         help="share of the float parent's weights in the soup's weights (0-1; "
                              "WiSE-FT's interpolation): the int8 ranges stay the runs' mean")
@@ -71,7 +71,7 @@ def main():
     for folder in qat_dirs:
         path = os.path.join(folder, "int8_profile.json")
         if not os.path.exists(path):
-            sys.exit(f"{path} not found: pass export.cli's <export_dir>/qat/<name> folders.")
+            sys.exit(f"{path} not found: pass keras_bert.export.cli's <export_dir>/qat/<name> folders.")
         with open(path) as f:
             profiles.append(json.load(f))
     if any(profile != profiles[0] for profile in profiles[1:]):
@@ -82,8 +82,8 @@ def main():
     import numpy as np
     import tensorflow as tf
 
-    from export.quantization.qat import quantize_aware
-    from export.task.task_model import load_task_model
+    from keras_bert.export.quantization.qat import quantize_aware
+    from keras_bert.export.task.task_model import load_task_model
 
     model = load_task_model(args.task_name, args.init_checkpoint)
     qat = quantize_aware(model, profile=profiles[0])

@@ -80,11 +80,11 @@ def ai_edge_quantize(float_path, out_path, activation_bits, calibration_inputs):
 
 def main(argv):
     del argv
-    from export.task.signature_names import exported_inputs
-    from export.task.task_model import load_task_model
-    from export.tflite.conversion import export_tflite
-    from export.verification import data as export_data
-    from export.verification.verify import compare_variants, write_report
+    from keras_bert.export.task.signature_names import exported_inputs
+    from keras_bert.export.task.task_model import load_task_model
+    from keras_bert.export.tflite.conversion import export_tflite
+    from keras_bert.export.verification import data as export_data
+    from keras_bert.export.verification.verify import compare_variants, write_report
     from keras_bert.checkpoints.run_folder import model_folder
 
     vocab_file = os.path.join(model_folder(FLAGS.init_checkpoint), "vocab.txt")

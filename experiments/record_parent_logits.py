@@ -35,8 +35,8 @@ flags.DEFINE_integer("batch_size", 16, "Windows per predict batch.")
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
-    from export.task.task_model import load_task_model
-    from export.verification.data import TaskData
+    from keras_bert.export.task.task_model import load_task_model
+    from keras_bert.export.verification.data import TaskData
     from keras_bert.checkpoints.run_folder import VOCAB_FILE
     from keras_bert.checkpoints.run_folder import model_folder
 

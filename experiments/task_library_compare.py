@@ -1,6 +1,6 @@
 """The real Task Library `BertQuestionAnswerer` vs keras_bert's SQuAD pipeline, same model.
-Makes: docs/export.md, "The TFLite Task Library runs our `.tflite`" (the Task Library vs ours
-table).
+Makes: docs/lab/export_history.md, "The TFLite Task Library runs our `.tflite`" (the Task Library vs
+ours table).
 Rerun: make task-library-check.
 
     .venv/bin/python experiments/task_library_compare.py --num_questions 100 --every 100 \
@@ -37,9 +37,9 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 import keras_bert  # noqa: E402
-from export.task.task_model import load_task_model  # noqa: E402
-from export.tflite.conversion import export_tflite, run_tflite  # noqa: E402
-from export.tflite.metadata import add_metadata  # noqa: E402
+from keras_bert.export.task.task_model import load_task_model  # noqa: E402
+from keras_bert.export.tflite.conversion import export_tflite, run_tflite  # noqa: E402
+from keras_bert.export.tflite.metadata import add_metadata  # noqa: E402
 from keras_bert.checkpoints.run_folder import VOCAB_FILE, model_folder  # noqa: E402
 from keras_bert.metrics import normalize_answer  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Scores one `.tflite` under LiteRT's three kernel sets and finds int8 ops that compute wrong.
-Makes: docs/export.md, the kernel-set checks in "SST-2 classifier, full dev set" (accuracy per
-resolver, int8 ops off by more than a step) and "The mask fix" (the three mask ADDs).
+Makes: docs/lab/export_history.md, the kernel-set checks in "SST-2 classifier, full dev set"
+(accuracy per resolver, int8 ops off by more than a step) and "The mask fix" (the three mask ADDs).
 Rerun: the second command below with --max_examples=40 --check_input=6.
 
     .venv/bin/python experiments/tflite_kernels.py --task_name=squad \
@@ -16,10 +16,10 @@ Prints the task score of the same file under the default resolver (XNNPACK deleg
 Android and the Task Library use), the optimized builtin kernels without XNNPACK, and the
 reference kernels. Then, on one input, it lists the int8 ops that compute wrong under each
 builtin kernel set: more than 1 grid step from exact arithmetic on their own int8 inputs
-(`export.quantization.int8_ops.op_errors`; the XNNPACK delegate hides its ops' tensors). That is the
+(`keras_bert.export.quantization.int8_ops.op_errors`; the XNNPACK delegate hides its ops' tensors). That is the
 op itself, not error carried in. (Comparing two kernel sets' outputs cannot tell those
 apart: coarse int8 softmax inputs turn a carried one-step difference into tens of steps.)
-This found LiteRT's optimized int8 ADD mis-adding the attention mask (docs/export.md).
+This found LiteRT's optimized int8 ADD mis-adding the attention mask (docs/lab/export_history.md).
 """
 
 import argparse
@@ -53,7 +53,7 @@ def add_task_arguments(parser):
 
 def task_data(args, vocab_file):
     """`(TaskData, Evaluation)` for the flags of `add_task_arguments`."""
-    from export.verification.data import TaskData
+    from keras_bert.export.verification.data import TaskData
 
     import keras_bert
 
@@ -78,8 +78,8 @@ def main():
     if set(resolvers) - set(RESOLVERS):
         parser.error(f"--resolvers={args.resolvers}: each must be one of {RESOLVERS}")
 
-    from export.quantization.int8_ops import op_errors
-    from export.task.signature_names import exported_inputs
+    from keras_bert.export.quantization.int8_ops import op_errors
+    from keras_bert.export.task.signature_names import exported_inputs
 
     _, evaluation = task_data(args, args.vocab_file)
     inputs = exported_inputs(evaluation.inputs)

@@ -1,6 +1,6 @@
 """Exports a fine-tuned model to TF Serving and TFLite, and verifies every variant on real data.
 
-    python -m export.cli --task_name=squad --init_checkpoint=runs/squad_minilm/out \
+    python -m keras_bert.export.cli --task_name=squad --init_checkpoint=runs/squad_minilm/out \
         --export_dir=exports --model_name=squad_minilm --max_seq_length=384 \
         --calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz \
         --verify --predict_file=../shared/data/squad/dev-v1.1.json.gz --eval_last_articles=10
@@ -18,9 +18,9 @@ from absl import app
 from absl import flags
 from absl import logging
 
-from export.task.task_model import TASKS
-from export.tflite.conversion import QUANTIZATIONS
-from export.tflite.tflite_variants import VARIANTS
+from keras_bert.export.task.task_model import TASKS
+from keras_bert.export.tflite.variant_names import QUANTIZATIONS
+from keras_bert.export.tflite.variant_names import VARIANTS
 from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
@@ -89,20 +89,20 @@ def _file_next_to_checkpoint(flag_value, name, flag):
 
 
 def _labels():
-    from export.task.task_model import task_labels
+    from keras_bert.export.task.task_model import task_labels
 
     return FLAGS.labels or task_labels(FLAGS.task_name)
 
 
 def _model(config_file):
-    from export.task.task_model import load_task_model
+    from keras_bert.export.task.task_model import load_task_model
 
     return load_task_model(FLAGS.task_name, FLAGS.init_checkpoint, config_file, _labels())
 
 
 def _quantization_aware_model(data, config_file, name):
     """QAT fine-tuning of a second copy of the model (the float one stays as trained)."""
-    from export.quantization.qat_training import quantization_aware_finetune
+    from keras_bert.export.quantization.qat_training import quantization_aware_finetune
 
     inputs, labels = data.training_data(FLAGS.calibration_file, FLAGS.num_qat_examples,
                                         seed=FLAGS.qat_seed)
@@ -161,7 +161,7 @@ def _squad_options():
 
 def _task_data(vocab_file):
     """The task's text → model-input conversion, shared by calibration, QAT and verification."""
-    from export.verification import data as export_data
+    from keras_bert.export.verification import data as export_data
 
     seq = FLAGS.max_seq_length or _task().max_seq_length  # the task's default: SQuAD 384, else 128
     return export_data.TaskData(FLAGS.task_name, vocab_file, FLAGS.do_lower_case, seq, _squad_options())
@@ -169,7 +169,7 @@ def _task_data(vocab_file):
 
 def _export_saved_model(model, data, name, vocab_file):
     """The SavedModel with its text signatures, or None when --formats leaves it out."""
-    from export.serving.saved_model import export_saved_model
+    from keras_bert.export.serving.saved_model import export_saved_model
 
     if "saved_model" not in FLAGS.formats:
         return None
@@ -184,7 +184,7 @@ def _export_saved_model(model, data, name, vocab_file):
 
 def _export_tflite(model, data, name, vocab_file, config_file, int8):
     """The --quantizations TFLite variants: {variant: path}, empty when --formats leaves it out."""
-    from export.tflite.tflite_variants import export_tflite_variants
+    from keras_bert.export.tflite.tflite_variants import export_tflite_variants
 
     if "tflite" not in FLAGS.formats:
         return {}
@@ -204,8 +204,8 @@ def _export_tflite(model, data, name, vocab_file, config_file, int8):
 
 def _verify(model, data, name, version_dir, tflite_paths):
     """Scores every exported variant against the Keras model on --predict_file; prints the report."""
-    from export.verification import data as export_data
-    from export.verification.verify import compare_variants, keras_outputs, write_report
+    from keras_bert.export.verification import data as export_data
+    from keras_bert.export.verification.verify import compare_variants, keras_outputs, write_report
 
     evaluation = data.evaluation(FLAGS.predict_file, FLAGS.eval_last_articles, FLAGS.max_eval_examples)
     bar = export_data.progress_bar()

@@ -3,8 +3,6 @@
 `renamed_config_keys` lets `from_config` load configs saved under an argument's older name.
 """
 
-import keras
-
 # Public name ("keras_bert.BertEncoder") -> symbol. `tests/api_test.py` checks that every
 # name recorded here is re-exported by `keras_bert/__init__.py`.
 PUBLIC_SYMBOLS = {}
@@ -20,6 +18,8 @@ def keras_bert_export(path):
 
     def decorator(symbol):
         if isinstance(symbol, type) and hasattr(symbol, "get_config"):
+            import keras  # here, not at the top: functions and dataclasses register without Keras
+
             keras.saving.register_keras_serializable(package="keras_bert")(symbol)
         PUBLIC_SYMBOLS[path] = symbol
         return symbol

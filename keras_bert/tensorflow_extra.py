@@ -2,14 +2,14 @@
 packing, SQuAD scoring, `fit` on any Keras backend) runs without it; the in-graph tokenizer,
 tf.data/TFRecord pipelines, tf.distribute, TF1 checkpoints and export need it.
 
-`pip install keras-bert[tf]` installs TensorFlow and tensorflow-text (`make demo` and `make
-test` do); `pip install keras-bert` plus one Keras backend (jax or torch) is the core.
+`pip install keras-exact-bert[tf]` installs TensorFlow and tensorflow-text (`make demo` and `make
+test` do); `pip install keras-exact-bert` plus one Keras backend (jax or torch) is the core.
 """
 
 import importlib
 import importlib.util
 
-INSTALL_HINT = "pip install 'keras-bert[tf]' (TensorFlow and tensorflow-text)"
+INSTALL_HINT = "pip install 'keras-exact-bert[tf]' (TensorFlow and tensorflow-text)"
 # Top-level modules the TensorFlow-only parts import.
 TENSORFLOW_MODULES = ("tensorflow", "tensorflow_text", "keras_hub")
 

@@ -396,9 +396,15 @@ def _closure(tree, label, visiting):
     return cache[label]
 
 
+def source_parts(dotted):
+    """A dotted module name as repository path parts: `keras_bert.export.x` lives in export/x."""
+    parts = dotted.split(".")
+    return parts[1:] if parts[:2] == ["keras_bert", "export"] else parts
+
+
 def _module_label(root, dotted):
     """`keras_bert.models.bert_config` -> "//keras_bert/models:bert_config", or None."""
-    parts = dotted.split(".")
+    parts = source_parts(dotted)
     if parts[0] not in FIRST_PARTY:
         return None
     path = root.joinpath(*parts)

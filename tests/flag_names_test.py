@@ -8,15 +8,18 @@ whose flags would collide defines them in a `define_flags()` called under `__mai
 import ast
 import pathlib
 
+from tests.build_consistency_test import source_parts
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ("keras_bert", "export", "apps", "benchmarks", "tools", "experiments")
 
 
 def module_file(name):
     """The repository file that the dotted module `name` is, or None (a third-party module)."""
-    if name.split(".")[0] not in PACKAGES:
+    parts = source_parts(name)
+    if parts[0] not in PACKAGES:
         return None
-    base = ROOT.joinpath(*name.split("."))
+    base = ROOT.joinpath(*parts)
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if candidate.is_file():
             return candidate

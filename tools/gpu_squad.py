@@ -5,7 +5,7 @@ The GPU machine has JAX but no TensorFlow. This runs `run_squad`'s own recipe th
 package's optimizer, bf16, resumable checkpoints in `<output_dir>/run`) on windows tokenized
 beforehand, and writes the model as a Hugging Face checkpoint folder
 (`keras_bert.checkpoints.save_hf_checkpoint`), which every `--init_checkpoint` reads back on the
-CPU side (`run_squad --do_predict`, `export.cli` for QAT and the TFLite files). Issue 28's
+CPU side (`run_squad --do_predict`, `keras_bert.export.cli` for QAT and the TFLite files). Issue 28's
 2-epoch parent and issue 30's distilled student take minutes there instead of hours on 2 cores.
 
 Here, first (the windows are tokenized here, not on the GPU's clock):
@@ -207,7 +207,7 @@ def main(argv):
     save_hf_checkpoint(result.model, FLAGS.output_dir,
                        vocab_file=os.path.join(FLAGS.init_checkpoint, "vocab.txt"),
                        dtype=FLAGS.save_dtype)
-    # keras_bert's own config too: export.cli finds bert_config.json next to the weights.
+    # keras_bert's own config too: keras_bert.export.cli finds bert_config.json next to the weights.
     model.encoder.bert_config.to_json_file(os.path.join(FLAGS.output_dir, "bert_config.json"))
     results = dict(steps=steps, steps_done=progress.done, windows=windows,
                    train_seconds=round(seconds, 1), final_loss=getattr(progress, "loss", None),

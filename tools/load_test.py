@@ -390,7 +390,7 @@ def main(argv):
         if not FLAGS.model_base_path or not os.path.isdir(FLAGS.model_base_path):
             raise ValueError(f"--model_base_path={FLAGS.model_base_path} is not a folder: pass "
                              "a SavedModel base path (numbered versions inside), e.g. an "
-                             "export.cli --export_dir's saved_model/<task>.")
+                             "keras_bert.export.cli --export_dir's saved_model/<task>.")
         server = start_standin(FLAGS.model_base_path, FLAGS.model_name)
     else:
         server = start_web()

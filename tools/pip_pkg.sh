@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the keras-bert wheel from the files Bazel declares (//:pip_pkg's data), like TF-MOT's
+# Builds the keras-exact-bert wheel from the files Bazel declares (//:pip_pkg's data), like TF-MOT's
 # pip_pkg: a module missing from a BUILD file is missing from the wheel, which shows at once.
 #   bazel run //:pip_pkg -- /abs/output/dir      (default: ./dist under the workspace)
 set -euo pipefail

@@ -11,8 +11,8 @@ n-best rules. A full-int8 model takes ~0.2-0.3 s a window on 2 cores, so the who
 `output_dir/logits_<shard>of<n>.npz` and a re-run continues from there. Writes `predictions.json` and
 `eval_results.json` (EM / F1 over all questions, and over the last --last_articles articles).
 
-Full int8 runs slower on 2 threads than on 1 here (docs/export.md), so two one-thread processes
-on shares of the windows finish in about half the time:
+Full int8 runs slower on 2 threads than on 1 here (docs/lab/export_history.md, run 6), so two
+one-thread processes on shares of the windows finish in about half the time:
 
     for i in 0 1; do .venv/bin/python -m tools.score_tflite_squad --model=M --output_dir=D \
         --num_shards=2 --shard=$i --num_threads=1 & done; wait
@@ -47,7 +47,7 @@ flags.DEFINE_integer("shard", None, "Run only this share (0-based); without it, 
 def _vocab_file(folder):
     if FLAGS.vocab_file:
         return FLAGS.vocab_file
-    from export.tflite.metadata_reader import read_metadata
+    from keras_bert.export.tflite.metadata_reader import read_metadata
 
     with open(FLAGS.model, "rb") as f:
         files = read_metadata(f.read()).get("files", {})
@@ -96,10 +96,10 @@ def main(argv):
     if not os.path.isfile(FLAGS.model):
         raise app.UsageError(f"--model {FLAGS.model} does not exist.")
     import keras_bert
-    from export.task.signature_names import exported_inputs
-    from export.tflite.conversion import tflite_runner
-    from export.verification.data import TaskData
-    from export.verification.data import _load_json
+    from keras_bert.export.task.signature_names import exported_inputs
+    from keras_bert.export.tflite.conversion import tflite_runner
+    from keras_bert.export.verification.data import TaskData
+    from keras_bert.export.verification.data import _load_json
 
     os.makedirs(FLAGS.output_dir, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:

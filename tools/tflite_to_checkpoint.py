@@ -1,4 +1,4 @@
-r"""Reads a task model's float weights back out of a `.tflite` file that `export.cli` wrote.
+r"""Reads a task model's float weights back out of a `.tflite` file that `keras_bert.export.cli` wrote.
 
     .venv/bin/python -m tools.tflite_to_checkpoint --task_name=squad \
         --tflite_file=apps/models/squad_minilm_dynamic_int8.tflite \
@@ -32,7 +32,7 @@ FLAGS = flags.FLAGS
 def define_flags():
     """The tool's flags (defined only when it runs: the tests import its functions beside
     other CLIs that define `task_name` and `output_dir`)."""
-    flags.DEFINE_string("tflite_file", None, "A float32 or dynamic_int8 .tflite written by export.cli.")
+    flags.DEFINE_string("tflite_file", None, "A float32 or dynamic_int8 .tflite written by keras_bert.export.cli.")
     flags.DEFINE_string("task_name", None, "squad, conll2003 or a GLUE task: the model in the file.")
     flags.DEFINE_string("base_checkpoint", None,
                         "The checkpoint the model was fine-tuned from (its config, and the "
@@ -53,7 +53,7 @@ def _file_tensors(path):
     """`[(name parts, float32 array)]` of the file's constants, int8 ones dequantized."""
     from ai_edge_litert.interpreter import Interpreter
 
-    from export.tflite.metadata import read_model
+    from keras_bert.export.tflite.metadata import read_model
 
     with open(path, "rb") as f:
         flatbuffer = read_model(f.read())
@@ -123,13 +123,13 @@ def read_tflite_weights(model, tflite_file):
     Args:
         model: the keras_bert task model the file was converted from (same config and head),
             built; its variables name the tensors to look for.
-        tflite_file: a `float32` or `dynamic_int8` `.tflite` written by `export.cli`.
+        tflite_file: a `float32` or `dynamic_int8` `.tflite` written by `keras_bert.export.cli`.
 
     Returns:
         `{variable path: array}`. Position embeddings may hold only the file's sequence length
         of rows; variables the file lacks (the pooler) are left out.
     """
-    from export.tflite.conversion import tflite_op_names
+    from keras_bert.export.tflite.conversion import tflite_op_names
 
     ops = tflite_op_names(tflite_file)
     if "QUANTIZE" in ops:
@@ -165,7 +165,7 @@ def restore_from_tflite(model, tflite_file):
 
 def main(argv):
     del argv
-    from export.task.task_model import load_task_model
+    from keras_bert.export.task.task_model import load_task_model
     from keras_bert.checkpoints import save_hf_checkpoint
     from keras_bert.checkpoints.run_folder import model_folder
 
@@ -178,7 +178,7 @@ def main(argv):
         raise app.UsageError(str(error)) from None
     print(f"{len(model.weights) - len(missing)} of {len(model.weights)} tensors from "
           f"{FLAGS.tflite_file}; kept from --base_checkpoint: {', '.join(missing) or 'none'}")
-    # export.cli finds bert_config.json next to the weights; save_hf_checkpoint writes its
+    # keras_bert.export.cli finds bert_config.json next to the weights; save_hf_checkpoint writes its
     # config.json last, the mark of a complete folder.
     model.encoder.bert_config.to_json_file(os.path.join(FLAGS.output_dir, "bert_config.json"))
     vocab = os.path.join(model_folder(FLAGS.base_checkpoint), "vocab.txt")

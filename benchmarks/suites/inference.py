@@ -1,7 +1,7 @@
 """Inference: batch-1 latency and batch-32 throughput of the QA model (encoder + span head).
 
 Candidates: keras_bert as a `tf.function` (with and without XLA), keras_bert's TF Serving
-SavedModel (`export.serving.saved_model.export_saved_model`, `serving_default` loaded back in this
+SavedModel (`keras_bert.export.serving.saved_model.export_saved_model`, `serving_default` loaded back in this
 process), keras-hub's backbone with the same span head (with and without XLA) and HF
 `BertForQuestionAnswering` under `torch.inference_mode`. All hold the same weights; the
 outputs are checked to agree before timing.
@@ -52,7 +52,7 @@ def run(config_name, options, log=print):
     import tensorflow as tf
     import torch
 
-    from export.serving.saved_model import export_saved_model
+    from keras_bert.export.serving.saved_model import export_saved_model
 
     config = configs.bert_config(config_name)
     ours, hub, hf = qa_models(config)

@@ -2,7 +2,7 @@
 contract shape (`[1, 384]`), on 1 and 2 threads, with file size and agreement with Keras.
 
 float32 on 2 threads is the reference. `full_int8` converts keras_bert's int8 graph
-(`export.quantization.qat.int8_graph`), calibrated here on the benchmark inputs; it is the NPU/DSP
+(`keras_bert.export.quantization.qat.int8_graph`), calibrated here on the benchmark inputs; it is the NPU/DSP
 format. `mixed_int8` (int8 fully-connected layers, float attention and LayerNorm) is calibrated
 on the same inputs.
 """
@@ -24,8 +24,8 @@ VARIANTS = ("float32", "float16", "dynamic_int8", "mixed_int8", "full_int8")
 def run(config_name, options, log=print):
     from ai_edge_litert.interpreter import Interpreter
 
-    from export.task.signature_names import exported_inputs
-    from export.tflite.conversion import CALIBRATED, export_tflite, tflite_runner
+    from keras_bert.export.task.signature_names import exported_inputs
+    from keras_bert.export.tflite.conversion import CALIBRATED, export_tflite, tflite_runner
 
     config = configs.bert_config(config_name)
     ours, _, _ = qa_models(config)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 29: the downstream proof of a pretrained float16 HF folder (PROOF_INIT, default
-# docs/runs/pretrain_budget/mini_hf, the 2-hour budget-recipe mini) against random init of its
+# models/budget_mini_2h, the 2-hour budget-recipe mini) against random init of its
 # shape. Re-running continues: finished runs are read.
 # TASKS (default conll,sst2,mrpc,squad). SQuAD uses 128-token windows (stride 64): pretraining
 # saw 128 positions only. SST-2 runs each arm at its own rate, the grid's best on a held-out
@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 NAME=${PROOF_NAME:-downstream_proof}
 .venv/bin/python -m experiments.downstream_proof \
-  --init_checkpoint=${PROOF_INIT:-docs/runs/pretrain_budget/mini_hf} \
+  --init_checkpoint=${PROOF_INIT:-models/budget_mini_2h} \
   --output_dir=${PROOF_DIR:-runs/downstream_proof} \
   --vocab_file=../shared/data/vocab/bert-base-uncased-vocab.txt --seeds=0,1,2 \
   --tasks=${TASKS:-conll,sst2,mrpc,squad} --squad_max_seq_length=128 --squad_doc_stride=64 \

@@ -3,7 +3,7 @@
 # the app from that parent, and every figure the release needs on the whole official dev set.
 #   1. the parent in float32 (the int8 files are converted from float32 weights; training's own
 #      final prediction is bf16);
-#   2. `dynamic_int8` and `qat_int8` (run 7's recipe, docs/export.md: 600 QAT steps on 20,000
+#   2. `dynamic_int8` and `qat_int8` (run 7's recipe, docs/lab/export_history.md: 600 QAT steps on 20,000
 #      windows, frozen calibrated ranges);
 #   3. each file scored by tools.score_tflite_squad (official v1.1 rules; full int8 as two
 #      one-thread shares, which is faster on 2 cores than one two-thread process).

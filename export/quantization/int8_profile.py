@@ -3,8 +3,8 @@
 import numpy as np
 import tensorflow as tf
 
-from export.quantization.fake_quant import SCORES_MIN_WIDTH
-from export.quantization.fake_quant import check_quantizable
+from keras_bert.export.quantization.fake_quant import SCORES_MIN_WIDTH
+from keras_bert.export.quantization.fake_quant import check_quantizable
 from keras_bert.layers.forward_ops import ForwardOps
 from keras_bert.models.bert_encoder import encode
 
@@ -108,7 +108,7 @@ def int8_profile(model, inputs, ratio=4.0, max_groups=3, examples=32, split_vari
             dozen windows). Defaults to 32.
         split_variance: bool; with more than one dimension group, each LayerNorm's variance
             keeps the outlier groups' sum of squares apart from the bulk's (`_LayerNorm` in
-            `export.quantization.qat`): one int8 sum of squares rounds ordinary tokens'
+            `keras_bert.export.quantization.qat`): one int8 sum of squares rounds ordinary tokens'
             variances to steps of ~160 when separator tokens reach ~40,900. On MiniLM's SQuAD
             parent it halved the int8 graph's span KL (docs/export.md). Defaults to True.
 

@@ -7,13 +7,13 @@ import numpy as np
 import tensorflow as tf
 
 import keras_bert
-from export.quantization.fake_quant import SCORES_MIN_WIDTH
-from export.quantization.fake_quant import SOFTMAX_RANGE
-from export.quantization.fake_quant import FakeQuant
-from export.quantization.fake_quant import WeightFakeQuant
-from export.quantization.fake_quant import check_quantizable
-from export.quantization.fake_quant import fake_quant_layers
-from export.quantization.fake_quant import set_fake_quant_mode
+from keras_bert.export.quantization.fake_quant import SCORES_MIN_WIDTH
+from keras_bert.export.quantization.fake_quant import SOFTMAX_RANGE
+from keras_bert.export.quantization.fake_quant import FakeQuant
+from keras_bert.export.quantization.fake_quant import WeightFakeQuant
+from keras_bert.export.quantization.fake_quant import check_quantizable
+from keras_bert.export.quantization.fake_quant import fake_quant_layers
+from keras_bert.export.quantization.fake_quant import set_fake_quant_mode
 from keras_bert.layers.self_attention import MASK_ADDEND
 from keras_bert.models.bert_encoder import encode
 
@@ -37,7 +37,7 @@ class _GroupedDense(keras.layers.Layer):
     """A `Dense` between the grouped residual stream and a plain tensor, as int8 TFLite ops.
 
     The stream is a list of `[B, S, H_g]` tensors, one per dimension group (see
-    `export.quantization.int8_profile`), each with its own int8 scale. Reading the stream
+    `keras_bert.export.quantization.int8_profile`), each with its own int8 scale. Reading the stream
     (`groups_in`) is one FULLY_CONNECTED per group on the matching kernel rows, summed; writing it
     (`groups_out`) is one per group on the matching kernel columns. Each kernel slice gets its
     own per-channel int8 scales, as the converter gives each FULLY_CONNECTED.
@@ -96,12 +96,13 @@ class _LayerNorm(keras.layers.Layer):
     (~41000 in MiniLM's first layer) coarsen ordinary tokens' (a few hundred) to steps of ~160.
     Computing rsqrt on two ranges (ordinary / outlier tokens, joined by `tf.where`) was tried:
     +0.1 F1 in Keras fake quant, and TF 2.21's converter produced a broken int8 graph for it
-    (docs/export.md). With `split_variance` (and more than one group), the sum is never formed:
-    with `s_o` the first (outlier) group's squares and `s_b` the other groups', a few hundred for
-    every token, `1/sqrt(s_o + s_b) = r * rsqrt(1 + s_o * r^2)` with `r = rsqrt(s_b)`. The ratio
-    `s_o * r^2` runs from ~0 (ordinary tokens, where rounding it to 0 costs under 1 %) to ~200
-    (separator tokens, where its step is under 1 % of it), so every int8 tensor on the way keeps
-    its relative precision. Same float math, plain int8 MUL, ADD and RSQRT ops.
+    (docs/lab/export_history.md). With `split_variance` (and more than one group), the sum is
+    never formed: with `s_o` the first (outlier) group's squares and `s_b` the other groups', a
+    few hundred for every token, `1/sqrt(s_o + s_b) = r * rsqrt(1 + s_o * r^2)` with
+    `r = rsqrt(s_b)`. The ratio `s_o * r^2` runs from ~0 (ordinary tokens, where rounding it to 0
+    costs under 1 %) to ~200 (separator tokens, where its step is under 1 % of it), so every int8
+    tensor on the way keeps its relative precision. Same float math, plain int8 MUL, ADD and RSQRT
+    ops.
     """
 
     def __init__(self, layer, groups, ema_decay, split_variance=False, **kwargs):
@@ -128,7 +129,8 @@ class _LayerNorm(keras.layers.Layer):
         width = sum(len(dims) for dims in self.groups)
         # The mean as a FULLY_CONNECTED on a constant 1/H column (exact int32 accumulation),
         # not SUM / MEAN: TF 2.21's optimized int8 SUM kernel is off by up to 105 grid steps
-        # from the reference kernel on these rows (found op by op; docs/export.md).
+        # from the reference kernel on these rows (found op by op;
+        # docs/lab/export_history.md).
         mean = None
         for g, part in enumerate(x):
             part_mean = tf.matmul(part, tf.fill([part.shape[-1], 1], 1.0 / width))  # [B, S, 1]
@@ -315,7 +317,8 @@ class _Transformer(_StreamOps, keras.layers.Layer):
         padded keys at its bottom (softmax maps them to ~0), so the addend is -2x the range's
         width: the mask ADD's two int8 scales then differ 2x, not ~400x. LiteRT's optimized
         int8 ADD and XNNPACK mis-add inputs at that ratio: with -10000 (scale 39.2), padded
-        keys came out at the top of the range in 3 of MiniLM's 6 layers (docs/export.md).
+        keys came out at the top of the range in 3 of MiniLM's 6 layers
+        (docs/lab/export_history.md).
         """
         if getattr(self, f"scores{suffix}_fq").mode == "off":
             return padding * MASK_ADDEND
@@ -499,7 +502,7 @@ def quantize_aware(model, ema_decay=0.99, profile=None, with_blocks=False):
     quantized over the range of the unmasked scores, so padded keys saturate at its bottom
     instead of stretching the grid to -10000 (and the int8 mask addend is -2x that range's
     width, not -10000: same saturated result, kernel-safe scales). With a `profile`
-    (`export.quantization.int8_profile`), the residual stream is held as one int8 tensor per
+    (`keras_bert.export.quantization.int8_profile`), the residual stream is held as one int8 tensor per
     group of hidden dimensions (same float math; outlier dimensions no longer coarsen the
     others' int8 grid), and with its
     `head_scales`, each head's attention scores are their own int8 tensor (one wide head no
@@ -507,16 +510,16 @@ def quantize_aware(model, ema_decay=0.99, profile=None, with_blocks=False):
     LayerNorm's variance keeps the outlier group's squares apart (see `_LayerNorm`).
 
     Before training (or to quantize after training only), calibrate the ranges: set
-    `export.quantization.fake_quant.set_fake_quant_mode(qat, "calibrate")`, run `qat.predict`
+    `keras_bert.export.quantization.fake_quant.set_fake_quant_mode(qat, "calibrate")`, run `qat.predict`
     on a few real batches (include padded sequences), then set it back to `"quantize"`
     (`calibrate` does this). Convert with
-    `export.tflite.conversion.export_tflite(qat, path, seq, "full_int8", inputs)`.
+    `keras_bert.export.tflite.conversion.export_tflite(qat, path, seq, "full_int8", inputs)`.
 
     Args:
         model: a `keras_bert.BertQuestionAnswerer`, `BertClassifier` or `BertTokenClassifier`.
         ema_decay: float, see `FakeQuant`. Defaults to 0.99.
         profile: optional dict from
-            `export.quantization.int8_profile.int8_profile(model, inputs)`; `None` keeps one
+            `keras_bert.export.quantization.int8_profile.int8_profile(model, inputs)`; `None` keeps one
             int8 scale per stream tensor and per layer's attention scores.
         with_blocks: bool. True also returns a second model on the same layers that outputs
             the pair `(qat's outputs, [every block's fake-quantized output [batch, seq, H]])`
@@ -546,7 +549,7 @@ def quantize_aware(model, ema_decay=0.99, profile=None, with_blocks=False):
     if sorted(d for g in groups for d in g) != list(range(width)):
         raise ValueError(
             f"profile['groups'] must split the {width} hidden dimensions into disjoint lists; "
-            "make it with export.quantization.int8_profile.int8_profile(model, inputs) "
+            "make it with keras_bert.export.quantization.int8_profile.int8_profile(model, inputs) "
             "for this model."
         )
     encoder = _Encoder(model.encoder, groups, ema_decay, feature == "pooled",
@@ -602,13 +605,13 @@ def int8_graph(model, representative_inputs, **profile_options):
     """The calibrated full-int8 graph of a float keras_bert task model (post-training).
 
     Profiles the model's outlier dimensions on the first inputs
-    (`export.quantization.int8_profile`; `profile_options` are its `ratio` and `max_groups`), builds `quantize_aware(model, profile=...)` and
+    (`keras_bert.export.quantization.int8_profile`; `profile_options` are its `ratio` and `max_groups`), builds `quantize_aware(model, profile=...)` and
     calibrates its ranges on all of `representative_inputs`. Converting the result with
-    `export.tflite.conversion.export_tflite(..., quantization="full_int8")` is post-training
+    `keras_bert.export.tflite.conversion.export_tflite(..., quantization="full_int8")` is post-training
     full int8 that keeps the padding mask, the attention scores and the outlier dimensions on usable
     int8 grids (the float graph through the converter loses all three; docs/export.md).
     """
-    from export.quantization.int8_profile import int8_profile
+    from keras_bert.export.quantization.int8_profile import int8_profile
 
     profile = int8_profile(model, representative_inputs, **profile_options)
     return calibrate(quantize_aware(model, profile=profile), representative_inputs)

@@ -13,12 +13,12 @@ from keras_bert.atomic_files import atomic_open
 from keras_bert.training.distillation import mix_targets
 from keras_bert.training.distillation import teacher_probabilities
 from keras_bert.training.optimizer import decay_exempt_variables
-from export.quantization.fake_quant import freeze_ranges
-from export.quantization.fake_quant import learn_ranges
-from export.quantization.int8_profile import int8_profile
-from export.quantization.qat import calibrate
-from export.quantization.qat import quantize_aware
-from export.quantization.qat import record_attention
+from keras_bert.export.quantization.fake_quant import freeze_ranges
+from keras_bert.export.quantization.fake_quant import learn_ranges
+from keras_bert.export.quantization.int8_profile import int8_profile
+from keras_bert.export.quantization.qat import calibrate
+from keras_bert.export.quantization.qat import quantize_aware
+from keras_bert.export.quantization.qat import record_attention
 from keras_bert.layers.forward_ops import ForwardOps
 from keras_bert.models.bert_encoder import encode
 
@@ -95,12 +95,12 @@ class _HiddenDistillation(keras.Model):
     blocks, of the squared distance between the int8 graph's block output and the float
     model's, averaged over real tokens and dimensions. It holds every block near the float
     model's representation, where QAT on the task loss alone leaves the float optimum
-    (docs/export.md). The attention term (after TinyBERT's attention loss) is
+    (docs/lab/export_history.md). The attention term (after TinyBERT's attention loss) is
     `attention_weight` times the mean, over blocks, heads and real query tokens, of the
     squared distance between the int8 graph's attention distribution (on the int8 softmax's
     grid) and the float model's, summed over keys (each head's context is those weights times
     the values). On MiniLM's SQuAD parent it did not help: the attention maps differ mostly
-    because of the LayerNorms before them (docs/export.md). (A KL divergence needs the int8 probabilities that round to 0 floored;
+    because of the LayerNorms before them (docs/lab/export_history.md). (A KL divergence needs the int8 probabilities that round to 0 floored;
     with the floor, QAT lowered the term below 0 by rounding more of them to 0.) The float
     model is a frozen copy, run on each batch.
     """
@@ -182,9 +182,9 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
                                 log=print):
     """Quantization-aware fine-tuning of a float task model, checkpointed and resumable.
 
-    Builds the int8 graph (`export.quantization.int8_profile` + `quantize_aware`, sharing `model`'s
+    Builds the int8 graph (`keras_bert.export.quantization.int8_profile` + `quantize_aware`, sharing `model`'s
     variables), calibrates its ranges on the first batches and freezes them
-    (`export.quantization.fake_quant.freeze_ranges`; or, with `range_lr_multiplier`, learns
+    (`keras_bert.export.quantization.fake_quant.freeze_ranges`; or, with `range_lr_multiplier`, learns
     them too), then trains `steps` optimizer steps with `model.fit`:
     AdamW with warmup and linear decay (the BERT recipe), global clip norm 1.0, length-grouped
     batches. With `teacher_weight`, the targets mix in the float model's own predictions
@@ -198,12 +198,12 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
         output_dir: str, for the checkpoints, `int8_profile.json` and `state.json`.
         steps: int >= 1, optimizer steps.
         learning_rate: peak learning rate. Defaults to 2e-5 (4e-5 cost MiniLM's float
-            weights 4.9 F1 in 300 steps; docs/export.md).
+            weights 4.9 F1 in 300 steps; docs/lab/export_history.md).
         teacher_weight: float in [0, 1]; the float model's share of the targets (0: the
             labels only; 1: the float model's output distribution only). Defaults to 0.
         range_lr_multiplier: float >= 0. 0 (the default) keeps the calibrated ranges; above
             0 they are trained with the weights (LSQ gradient,
-            `export.quantization.fake_quant.learn_ranges`), each end moving by up to about
+            `keras_bert.export.quantization.fake_quant.learn_ranges`), each end moving by up to about
             `learning_rate * range_lr_multiplier` of its range's width a step, and written into
             the ranges when training ends.
         hidden_weight: float >= 0. Above 0, the loss adds this times the mean squared distance
@@ -215,14 +215,14 @@ def quantization_aware_finetune(model, inputs, labels, output_dir, steps, batch_
         dropout: bool. False sets every dropout rate of `model` to 0 for QAT (and leaves it
             so): then the hidden term measures the int8 graph's error alone. With MiniLM's
             0.1, dropout noise is two thirds of that term at step 1 (0.058 against 0.020
-            without; docs/export.md). Defaults to True (the model's own rates).
+            without; docs/lab/export_history.md). Defaults to True (the model's own rates).
         split_variance: bool, the new profile's `split_variance`
-            (`export.quantization.int8_profile.int8_profile`); a resumed run keeps the one in
+            (`keras_bert.export.quantization.int8_profile.int8_profile`); a resumed run keeps the one in
             `output_dir/int8_profile.json`. Defaults to True.
 
     Returns:
         the trained `quantize_aware` model; convert it with
-        `export.tflite.conversion.export_tflite(..., quantization="full_int8")`.
+        `keras_bert.export.tflite.conversion.export_tflite(..., quantization="full_int8")`.
     """
     if keras_bert.tasks.task_for_model(model).kind == "token_classification":
         raise ValueError("QAT fine-tuning supports SQuAD and GLUE models; not token classifiers yet.")

@@ -3,8 +3,8 @@
 import keras_bert
 import tensorflow as tf
 
-from export.serving.line_table import line_table
-from export.serving.text_checks import check_same_batch, check_texts
+from keras_bert.export.serving.line_table import line_table
+from keras_bert.export.serving.text_checks import check_same_batch, check_texts
 from keras_bert.tokenization.tf_packing import pack
 
 

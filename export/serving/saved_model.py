@@ -9,12 +9,12 @@ import keras
 import keras_bert
 import tensorflow as tf
 
-from export.serving.classifier_signature import add_classifier_text_endpoint
-from export.serving.serving_warmup import write_warmup_requests
-from export.serving.squad_signature import squad_text_function
-from export.serving.token_classifier_signature import add_token_classifier_text_endpoint
-from export.task import task_kind as kinds
-from export.task.signature_names import EXPORT_INPUTS, exported_outputs, model_inputs
+from keras_bert.export.serving.classifier_signature import add_classifier_text_endpoint
+from keras_bert.export.serving.serving_warmup import write_warmup_requests
+from keras_bert.export.serving.squad_signature import squad_text_function
+from keras_bert.export.serving.token_classifier_signature import add_token_classifier_text_endpoint
+from keras_bert.export.task import task_kind as kinds
+from keras_bert.export.task.signature_names import EXPORT_INPUTS, exported_outputs, model_inputs
 from keras_bert import integrity
 
 # The signature TF Serving uses when a request names none; int32 ids work in any TF Serving build.

@@ -15,10 +15,14 @@ policy) and serves, on 127.0.0.1 only:
     POST /v1/models/NAME[/versions/V]:predict    row ("instances") or columnar ("inputs") JSON
 
 Errors come back as `{"error": "..."}`: HTTP 404 for an unknown model or version, 400 for a bad
-request or a model-side `InvalidArgumentError`, and the server keeps serving. Stricter than TF
-Serving on purpose: unknown request keys and unknown named inputs are errors (TF Serving ignores
-them silently). Floats are written as the shortest text that reads back to the same value; a
-string output that is not UTF-8 comes back as `{"b64": ...}` (TF Serving would emit raw bytes).
+request or a model-side `InvalidArgumentError`, and the server keeps serving. Each request is
+bounded before the model sees it (flags, defaults in brackets): its body [1 MiB,
+--max_body_bytes; 413 before any of it is read], each string in it [8,000 characters,
+--max_text_chars; 400] and the 384-token windows it can produce [64, --max_windows; 400].
+Stricter than TF Serving on purpose: unknown request keys and unknown named inputs are errors
+(TF Serving ignores them silently). Floats are written as the shortest text that reads back to
+the same value; a string output that is not UTF-8 comes back as `{"b64": ...}` (TF Serving
+would emit raw bytes).
 
 Like tensorflow_model_server, which links TF Text's C++ ops and has no Python at all, this
 server refuses to import Keras or keras_bert: a model that serves here needs neither. TF Text
@@ -38,8 +42,10 @@ import json
 import math
 import os
 import re
+import socket
 import sys
 import threading
+import time
 
 _REFUSED_MODULES = ("keras", "keras_bert", "tf_keras")
 
@@ -291,12 +297,106 @@ def _from_columns(inputs, specs):
     return {n: tensor_from_json(inputs[n], specs[n][0], n, f"inputs.{n}") for n in names}
 
 
-def decode_predict_request(body, signature_defs):
+# Limits of a request's content (flags of the same names), checked on the parsed JSON before any
+# tensor is built: the characters of any one string (a context), and the windows a request may
+# produce. A window is counted as keras_bert's `serve_text` cuts them (export/serving/
+# squad_signature.py defaults): 384 tokens, of which at least 384 - 64 - 3 = 317 are context
+# (a question of at most 64 tokens, [CLS] and two [SEP]), at a stride of 128 tokens. Only a
+# `context` input is cut into windows; any other instance is one window (a classifier's text
+# is truncated to one). Counted at one token per character, an upper bound: a WordPiece token
+# spans at least one character. With these defaults one longest context is 62 windows.
+MAX_TEXT_CHARS = 8_000
+MAX_WINDOWS = 64
+WINDOW_TOKENS, WINDOW_ROOM, WINDOW_STRIDE = 384, 384 - 64 - 3, 128
+WINDOWED_INPUT = "context"
+
+
+def context_windows(length):
+    """The most windows a context of `length` characters can produce (at least 1)."""
+    return 1 + max(0, -(-(length - WINDOW_ROOM) // WINDOW_STRIDE))
+
+
+def _string_lengths(value):
+    """The length of every string in a JSON value (b64 strings: their decoded bytes)."""
+    lengths, stack = [], [value]
+    while stack:  # a loop, not recursion: any nesting the JSON parser accepted
+        value = stack.pop()
+        if isinstance(value, str):
+            lengths.append(len(value))
+        elif _is_b64(value):
+            lengths.append(len(value["b64"]) * 3 // 4)
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+    return lengths
+
+
+def check_request_limits(request, names, max_text_chars, max_windows):
+    """Refuses (`RequestError` 400) a parsed request over the limits, before tensors are built.
+
+    Args:
+        request: the parsed JSON object, with 'instances' or 'inputs'.
+        names: list of str, the signature's input names (a bare value is the only one's).
+        max_text_chars: int or None, the most characters any one string may have.
+        max_windows: int or None, the most windows of `WINDOW_TOKENS` the request may produce.
+    """
+    if not names:
+        return
+    if "instances" in request:
+        rows = request["instances"] if isinstance(request["instances"], list) else []
+        what = f"{len(rows):,} instances"
+        named = bool(rows) and _is_object(rows[0])
+        columns = ({n: [r.get(n) if _is_object(r) else None for r in rows] for n in names}
+                   if named else {names[0]: rows})
+        at = lambda name, i: f"instances[{i}]"  # noqa: E731
+    else:
+        inputs = request["inputs"]
+        named = _is_object(inputs)
+        columns = {n: inputs.get(n) for n in names} if named else {names[0]: inputs}
+        columns = {n: v if isinstance(v, list) else [v] for n, v in columns.items()}
+        rows = max(columns.values(), key=len)  # the batch: the longest input's
+        what = f"a batch of {len(rows):,}"
+        at = lambda name, i: f"inputs{'.' + name if named else ''}[{i}]"  # noqa: E731
+    if max_windows is not None and len(rows) > max_windows:
+        raise RequestError(
+            f"This request has {what}, over this server's limit of {max_windows:,} windows of "
+            f"{WINDOW_TOKENS} tokens per request, one or more per instance (--max_windows): "
+            f"send at most {max_windows:,} per request, or restart the server with a larger "
+            "--max_windows."
+        )
+    windows, longest = len(rows), 0
+    for name, column in sorted(columns.items()):
+        for i, value in enumerate(column):
+            lengths = _string_lengths(value)
+            length = max(lengths, default=0)
+            if max_text_chars is not None and length > max_text_chars:
+                raise RequestError(
+                    f'input "{name}" at {at(name, i)} is {length:,} characters long, over this '
+                    f"server's limit of {max_text_chars:,} per string (--max_text_chars): split "
+                    f"the text into passages of at most {max_text_chars:,} characters, one per "
+                    "instance, or restart the server with a larger --max_text_chars."
+                )
+            if name == WINDOWED_INPUT and lengths:
+                windows += sum(context_windows(n) for n in lengths) - 1
+                longest = max(longest, length)
+    if max_windows is not None and windows > max_windows:
+        raise RequestError(
+            f"This request can produce up to {windows:,} windows of {WINDOW_TOKENS} tokens "
+            f'({what}, input "{WINDOWED_INPUT}" up to {longest:,} characters, counted at one '
+            f"token per character), over this server's limit of {max_windows:,} per request "
+            f"(--max_windows): send fewer or shorter contexts per request, or restart the "
+            "server with a larger --max_windows."
+        )
+
+
+def decode_predict_request(body, signature_defs, max_text_chars=None, max_windows=None):
     """Parses a :predict body; returns `(signature_name, "row" | "columnar", {name: array})`.
 
     Args:
         body: bytes or str, the JSON request.
         signature_defs: `{name: SignatureDef}` of the served model.
+        max_text_chars, max_windows: int or None (no limit): see `check_request_limits`.
 
     Returns:
         The signature to run, the request format (it decides the response format) and the
@@ -326,6 +426,7 @@ def decode_predict_request(body, signature_defs):
                            "(columnar format); this request has "
                            f"{'both' if 'inputs' in request else 'neither'}.")
     specs = input_specs(signature_defs[signature_name])
+    check_request_limits(request, sorted(specs), max_text_chars, max_windows)
     if "instances" in request:
         form, inputs = "row", _from_instances(request["instances"], specs)
     else:
@@ -448,10 +549,13 @@ class ServedModel:
         model_name: str, the NAME in `/v1/models/NAME`.
         debug_modules: bool, also answer `GET /v1/debug/modules` with the imported top-level
             module names (for tests that check what the server needed). Defaults to False.
+        max_text_chars, max_windows: int or None, a request's limits (`check_request_limits`).
     """
 
-    def __init__(self, model_base_path, model_name, debug_modules=False):
+    def __init__(self, model_base_path, model_name, debug_modules=False,
+                 max_text_chars=MAX_TEXT_CHARS, max_windows=MAX_WINDOWS):
         self.model_name = model_name
+        self.max_text_chars, self.max_windows = max_text_chars, max_windows
         self.version, self.path = latest_version(model_base_path)
         # Before anything reads the files: a version with a SHA256SUMS (keras_bert's exports
         # write one) must match it, so a corrupted weight is an error, not wrong answers.
@@ -494,7 +598,8 @@ class ServedModel:
         self._check_model(name, version)
         if method.lower() != "predict":
             raise RequestError(f"The stand-in implements :predict only, not :{method}.", 501)
-        signature_name, form, inputs = decode_predict_request(body, self.signature_defs)
+        signature_name, form, inputs = decode_predict_request(
+            body, self.signature_defs, self.max_text_chars, self.max_windows)
         return 200, encode_predict_response(self.predict(signature_name, inputs), form)
 
     def predict(self, signature_name, inputs):
@@ -512,10 +617,13 @@ class ServedModel:
 
 # Limits of the HTTP side (flags of the same names): the largest request body read, the
 # seconds a connection may sit idle or mid-request, and the connections served at once (enough
-# for the 100-client load test of docs/reliability.md; each is a mostly idle thread).
-MAX_BODY_BYTES = 64 * 2**20
+# for the 100-client load test of docs/reliability.md; each is a mostly idle thread). 1 MiB
+# holds the largest request the content limits accept (64 windows of 384 token ids, or contexts
+# of MAX_WINDOWS windows), with room; it was 64 MiB, and a 20 MB context ran for minutes in 18 GB.
+MAX_BODY_BYTES = 2**20
 REQUEST_TIMEOUT_S = 30.0
 MAX_CONNECTIONS = 256
+LINGER_S = 2.0  # reading and dropping a refused body, at most (`_Handler._drop_input`)
 
 
 def body_length(header, limit):
@@ -528,7 +636,9 @@ def body_length(header, limit):
     length = int(header)
     if length > limit:
         raise RequestError(f"The request body ({length:,} bytes) is over this server's limit "
-                           f"of {limit:,} bytes (--max_body_bytes).", status=413)
+                           f"of {limit:,} bytes (--max_body_bytes): send long texts as passages "
+                           "and large batches as several requests, or restart the server with a "
+                           "larger --max_body_bytes.", status=413)
     return length
 
 
@@ -555,11 +665,29 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         except RequestError as e:
             self.close_connection = True  # the unread body must not be taken for a request
             self._send(e.status, json.dumps({"error": str(e)}))
+            self._drop_input()
             return
         body = self.rfile.read(length)
         if len(body) < length:
             return  # the client went away mid-body: nobody to answer
         self._answer(lambda: self.server.model.post(self.path, body))
+
+    def _drop_input(self):
+        """After an answer that leaves the body unread: ends the answer (FIN), then reads and
+        drops what the client still sends, 64 KiB at a time, for at most `LINGER_S` seconds. A
+        client that sends its whole body before reading (http.client, urllib, requests) then
+        reads the answer; closed with unread data, the socket would reset and lose it (Broken
+        pipe, as the stand-in answered a 20 MB body before). Apache and nginx "linger" alike."""
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)
+            deadline = time.monotonic() + LINGER_S
+            while (left := deadline - time.monotonic()) > 0:
+                self.connection.settimeout(left)
+                if not self.connection.recv(1 << 16):
+                    break  # the client read the answer and closed
+        except OSError:
+            pass  # reset, or timed out: either way the connection is done
 
     def _answer(self, route):
         try:
@@ -630,18 +758,30 @@ def main(argv=None):
     parser.add_argument("--debug_modules", action="store_true",
                         help="Also serve GET /v1/debug/modules (imported top-level modules).")
     parser.add_argument("--max_body_bytes", type=int, default=MAX_BODY_BYTES,
-                        help="Largest request body read; a larger one is answered 413.")
+                        help="Largest request body read; a larger one is answered 413 before "
+                        "any of it is read. Default: %(default)s (1 MiB).")
+    parser.add_argument("--max_text_chars", type=int, default=MAX_TEXT_CHARS,
+                        help="Most characters of any one string in a request (a context); a "
+                        "longer one is answered 400. Default: %(default)s.")
+    parser.add_argument("--max_windows", type=int, default=MAX_WINDOWS,
+                        help=f"Most {WINDOW_TOKENS}-token windows one request may produce, "
+                        "counted before tokenizing: one per instance, or, for a "
+                        f"'{WINDOWED_INPUT}' string of N characters, 1 + ceil((N - {WINDOW_ROOM}) "
+                        f"/ {WINDOW_STRIDE}) (an upper bound); more is answered 400. "
+                        "Default: %(default)s.")
     parser.add_argument("--request_timeout", type=float, default=REQUEST_TIMEOUT_S,
                         help="Seconds a connection may stall before it is closed.")
     parser.add_argument("--max_connections", type=int, default=MAX_CONNECTIONS,
                         help="Connections served at once; one more is answered 503.")
     args = parser.parse_args(argv)
-    for name in ("max_body_bytes", "request_timeout", "max_connections"):
+    for name in ("max_body_bytes", "max_text_chars", "max_windows", "request_timeout",
+                 "max_connections"):
         if getattr(args, name) <= 0:
             parser.exit(2, f"serving_standin: --{name} must be above 0, got {getattr(args, name)}\n")
     load_text_ops()
     try:
-        model = ServedModel(args.model_base_path, args.model_name, args.debug_modules)
+        model = ServedModel(args.model_base_path, args.model_name, args.debug_modules,
+                            max_text_chars=args.max_text_chars, max_windows=args.max_windows)
     except (FileNotFoundError, ValueError) as e:
         parser.exit(2, f"serving_standin: {e}\n")
     server = BoundedServer(("127.0.0.1", args.port), _Handler, model,

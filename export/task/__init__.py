@@ -1,1 +1,1 @@
-"""export.task: which task model is exported, how it is loaded, and its exported tensor names."""
+"""keras_bert.export.task: which task model is exported, how it is loaded, and its exported tensor names."""

@@ -1,7 +1,7 @@
 """`load_task_model`: a fine-tuned keras_bert task model rebuilt from its config and weights."""
 
 
-# The tasks the exporter has data readers for (`export.verification.data.TaskData`): the named
+# The tasks the exporter has data readers for (`keras_bert.export.verification.data.TaskData`): the named
 # tasks of `keras_bert.tasks.registry` (a generic TSV task has no fixed files or labels).
 # keras_bert (and so TensorFlow) is imported inside the functions: `--help` stays fast.
 TASKS = ("squad", "sst-2", "mrpc", "cola", "rte", "conll2003")

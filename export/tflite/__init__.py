@@ -1,1 +1,1 @@
-"""export.tflite: TFLite conversion, the float and int8 variants, and their TFLite Metadata."""
+"""keras_bert.export.tflite: TFLite conversion, the float and int8 variants, and their TFLite Metadata."""

@@ -8,10 +8,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from export.task.signature_names import EXPORT_INPUTS, exported_inputs, model_inputs
+from keras_bert.export.task.signature_names import EXPORT_INPUTS, exported_inputs, model_inputs
 from keras_bert import integrity
-
-QUANTIZATIONS = ("float32", "float16", "dynamic_int8", "mixed_int8", "full_int8")
+from keras_bert.export.tflite.variant_names import QUANTIZATIONS
 # Variants whose activation ranges come from calibration examples.
 CALIBRATED = ("mixed_int8", "full_int8")
 SIGNATURE = "serving_default"
@@ -167,7 +166,7 @@ def convert_model(model, sequence_length, quantization="float32", representative
         sequence_length: int, the fixed input length (384 for the QA app contract).
         quantization: one of `QUANTIZATIONS`. `full_int8` of a float keras_bert task model
             (question answerer, classifier, token classifier) converts its int8 graph
-            (`export.quantization.qat.int8_graph`: outlier dimensions in their own int8 tensors,
+            (`keras_bert.export.quantization.qat.int8_graph`: outlier dimensions in their own int8 tensors,
             the mask and scores on fixed grids); a `quantize_aware` model is converted as trained.
         representative_inputs: for `mixed_int8` and `full_int8`, a dict of int arrays `[n, sequence_length]`
             with the model's input names: real examples, padded ones included (the attention
@@ -188,7 +187,7 @@ def convert_model(model, sequence_length, quantization="float32", representative
         task_models = (keras_bert.BertQuestionAnswerer, keras_bert.BertClassifier,
                        keras_bert.BertTokenClassifier)
         if isinstance(model, task_models):
-            from export.quantization.qat import int8_graph
+            from keras_bert.export.quantization.qat import int8_graph
 
             model = int8_graph(model, representative_inputs)
     with tempfile.TemporaryDirectory() as saved_model_dir:
@@ -237,7 +236,7 @@ def tflite_runner(path, num_threads=1):
         from ai_edge_litert.interpreter import Interpreter
     except ImportError:
         raise ImportError(
-            "Running .tflite files needs ai-edge-litert: pip install 'keras-bert[export]'."
+            "Running .tflite files needs ai-edge-litert: pip install 'keras-exact-bert[export]'."
         ) from None
     interpreter = Interpreter(model_path=os.fspath(path), num_threads=num_threads)
     signatures = list(interpreter.get_signature_list())

@@ -16,7 +16,7 @@ import flatbuffers
 import numpy as np
 from tensorflow.lite.python import schema_py_generated as tflite_schema
 
-from export.tflite import metadata_schema as schema
+from keras_bert.export.tflite import metadata_schema as schema
 
 INPUT_NAMES = ("ids", "mask", "segment_ids")
 QA_OUTPUT_NAMES = ("end_logits", "start_logits")

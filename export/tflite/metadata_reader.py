@@ -9,7 +9,7 @@ from flatbuffers import packer
 from flatbuffers import table as fb_table
 from tensorflow.lite.python import schema_py_generated as tflite_schema
 
-from export.tflite import metadata_schema as schema
+from keras_bert.export.tflite import metadata_schema as schema
 
 
 def read_metadata(tflite_bytes):

@@ -4,12 +4,13 @@ import os
 
 import keras_bert
 
-from export.task import task_kind as kinds
-from export.tflite.conversion import QUANTIZATIONS, convert_model, write_atomically
-from export.tflite.metadata import add_metadata
+from keras_bert.export.task import task_kind as kinds
+from keras_bert.export.tflite.conversion import convert_model, write_atomically
+from keras_bert.export.tflite.metadata import add_metadata
+from keras_bert.export.tflite.variant_names import QUANTIZATIONS
+from keras_bert.export.tflite.variant_names import VARIANTS
 
 # Every variant: the post-training conversions, and full int8 after QAT fine-tuning.
-VARIANTS = QUANTIZATIONS + ("qat_int8",)
 
 _DESCRIPTIONS = {
     kinds.QUESTION_ANSWERING: "BERT extractive question answering (SQuAD): start and end logits.",
@@ -24,9 +25,9 @@ def export_tflite_variants(
 ):
     """Writes `<out_dir>/<name>_<variant>.tflite` for each variant; returns `{variant: path}`.
 
-    Variants are `VARIANTS`: `export.tflite.conversion.QUANTIZATIONS` and `qat_int8`, which is
+    Variants are `VARIANTS`: `variant_names.QUANTIZATIONS` and `qat_int8`, which is
     `qat_model` (a trained `quantize_aware` model of `model`, see
-    `export.quantization.qat_training`) converted to full int8.
+    `keras_bert.export.quantization.qat_training`) converted to full int8.
 
     Each file carries TFLite Metadata (Task Library conventions): a BERT tokenizer process unit
     with `vocab.txt` and, for classifiers, `labels.txt`, so an app cannot pair a model with
@@ -40,7 +41,7 @@ def export_tflite_variants(
             "example, Task Library BertQuestionAnswerer) is [1, 384]."
         )
     if "qat_int8" in variants and qat_model is None:
-        raise ValueError("The qat_int8 variant needs qat_model (export.quantization.qat_training).")
+        raise ValueError("The qat_int8 variant needs qat_model (keras_bert.export.quantization.qat_training).")
     paths = {}
     for variant in variants:
         path = os.path.join(out_dir, f"{name}_{variant}.tflite")

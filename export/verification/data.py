@@ -8,8 +8,8 @@ import keras_bert
 import numpy as np
 import tensorflow as tf
 
-from export.serving.saved_model import TEXT_SIGNATURE
-from export.verification.scorers import classification_scorer, squad_scorer
+from keras_bert.export.serving.saved_model import TEXT_SIGNATURE
+from keras_bert.export.verification.scorers import classification_scorer, squad_scorer
 
 
 @dataclasses.dataclass

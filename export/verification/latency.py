@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from export.tflite.conversion import tflite_runner
+from keras_bert.export.tflite.conversion import tflite_runner
 
 
 def percentiles(seconds):
@@ -61,7 +61,7 @@ run = lambda feed: signature(**feed)
 _LOAD_KERAS = """
 import keras
 import keras_bert
-from export.task.signature_names import model_inputs
+from keras_bert.export.task.signature_names import model_inputs
 model = keras.saving.load_model({path!r})
 call = tf.function(lambda feed: model(model_inputs(feed), training=False))
 def run(feed):

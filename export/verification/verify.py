@@ -8,10 +8,10 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from export.serving.saved_model import DEFAULT_SIGNATURE
-from export.task.signature_names import exported_inputs
-from export.tflite.conversion import tflite_runner
-from export.verification.latency import tensorflow_latency, tflite_latency
+from keras_bert.export.serving.saved_model import DEFAULT_SIGNATURE
+from keras_bert.export.task.signature_names import exported_inputs
+from keras_bert.export.tflite.conversion import tflite_runner
+from keras_bert.export.verification.latency import tensorflow_latency, tflite_latency
 from keras_bert.atomic_files import atomic_open
 
 

@@ -19,7 +19,6 @@ from absl import logging
 from keras_bert.cli.common import finetuning_flags
 from keras_bert.cli.common import precision_flags
 from keras_bert.cli.common import usage
-from keras_bert.tasks.token_classification import TokenClassificationTask
 
 FLAGS = flags.FLAGS
 
@@ -35,6 +34,8 @@ def main(argv):
     logging.set_verbosity(logging.WARNING)
     if not (FLAGS.do_train or FLAGS.do_eval or FLAGS.do_predict):
         raise app.UsageError("Nothing to do: pass --do_train, --do_eval and/or --do_predict.")
+    from keras_bert.tasks.token_classification import TokenClassificationTask
+
     with finetuning_flags.usage_errors():
         task = TokenClassificationTask(max_seq_length=FLAGS.max_seq_length,
                                        do_lower_case=FLAGS.do_lower_case)

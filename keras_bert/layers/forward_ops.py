@@ -11,7 +11,7 @@ class ForwardOps:
     wiring of these steps on an ops object, so the wiring exists once. The float layers pass
     `FLOAT_OPS`: every step is the layer's own expression, so the float graph is what it would
     be without this indirection. Another spelling of the same math (the int8 graph of
-    `export.quantization.qat`) passes its own object with the same methods; there the tensors
+    `keras_bert.export.quantization.qat`) passes its own object with the same methods; there the tensors
     between steps (`x`, the "stream") are a list of per-group tensors. So the wiring does no
     arithmetic of its own: every step, however small, is a method here.
 

@@ -22,7 +22,7 @@ class KerasRunner:
 
 
 class SavedModelRunner:
-    """`python -m export.cli`'s SavedModel: its `serving_default(ids, mask, segment_ids)`."""
+    """`python -m keras_bert.export.cli`'s SavedModel: its `serving_default(ids, mask, segment_ids)`."""
 
     def __init__(self, path):
         from keras_bert.tensorflow_extra import import_tensorflow

@@ -48,7 +48,7 @@ class QuestionAnsweringPipeline:
         """A pipeline on the model at `path`.
 
         Args:
-            path: a `.tflite` (`python -m export.cli`, or the shipped apps/models files); a
+            path: a `.tflite` (`python -m keras_bert.export.cli`, or the shipped apps/models files); a
                 SavedModel folder (its `serving_default`); or anything `init_checkpoint`
                 reads holding a span head: a fine-tuning run's `output_dir` or its `best/`,
                 a Hugging Face `BertForQuestionAnswering` folder, a TF1 checkpoint.

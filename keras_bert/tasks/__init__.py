@@ -1,10 +1,19 @@
 """keras_bert.tasks: one module per fine-tuning task (files, encoding, model, loss, decoding, scoring)."""
 
-from keras_bert.tasks.question_answering import QuestionAnsweringTask
-from keras_bert.tasks.registry import get_task
-from keras_bert.tasks.registry import task_for_model
-from keras_bert.tasks.registry import task_names
-from keras_bert.tasks.sentence_classification import SentenceClassificationTask
-from keras_bert.tasks.task import Task
-from keras_bert.tasks.task import TaskData
-from keras_bert.tasks.token_classification import TokenClassificationTask
+from keras_bert.lazy_package import lazy_exports
+
+lazy_exports(
+    globals(),
+    symbols={
+        "QuestionAnsweringTask": "keras_bert.tasks.question_answering",
+        "get_task": "keras_bert.tasks.registry",
+        "task_for_model": "keras_bert.tasks.registry",
+        "task_names": "keras_bert.tasks.registry",
+        "SentenceClassificationTask": "keras_bert.tasks.sentence_classification",
+        "Task": "keras_bert.tasks.task",
+        "TaskData": "keras_bert.tasks.task",
+        "TokenClassificationTask": "keras_bert.tasks.token_classification",
+    },
+    submodules=(),
+    tensorflow_symbols={},
+)

@@ -48,7 +48,7 @@ def test_single_op_models_reproduce_each_operator_of_the_whole_model():
 
 
 def _is_constant(model_bytes, tensor_index):
-    from export.tflite.metadata import read_model
+    from keras_bert.export.tflite.metadata import read_model
 
     model = read_model(model_bytes)
     data = model.buffers[model.subgraphs[0].tensors[tensor_index].buffer].data

@@ -6,8 +6,8 @@ import tempfile
 import numpy as np
 
 from experiments.quantizer_compare import ai_edge_quantize
-from export.task.signature_names import exported_inputs
-from export.tflite.conversion import export_tflite, run_tflite
+from keras_bert.export.task.signature_names import exported_inputs
+from keras_bert.export.tflite.conversion import export_tflite, run_tflite
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 from tests.export.tflite.conversion_test import calibration, op_dtypes

@@ -1,4 +1,4 @@
-"""`python -m export.cli`: export + verify a fine-tuned classifier end to end, and its usage errors."""
+"""`python -m keras_bert.export.cli`: export + verify a fine-tuned classifier end to end, and its usage errors."""
 
 import json
 import os
@@ -23,7 +23,7 @@ SST2_DEV = os.path.join(shared_data_dir(), "glue", "SST-2", "dev.tsv")
 def export_cli(*args):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     return subprocess.run(
-        [sys.executable, "-m", "export.cli", *args],
+        [sys.executable, "-m", "keras_bert.export.cli", *args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
     )
 

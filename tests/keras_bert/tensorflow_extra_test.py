@@ -22,6 +22,7 @@ PROBE = textwrap.dedent(
     import keras_bert
     print("tensorflow imported:", "tensorflow" in sys.modules)
     print("encoder:", keras_bert.BertEncoder.__name__)
+    print("tensorflow symbols loaded with keras:", "BertTokenizer" in vars(keras_bert))
     try:
         keras_bert.BertTokenizer
     except ImportError as error:
@@ -41,19 +42,23 @@ def test_without_tensorflow_the_package_imports_and_names_the_install_for_the_re
     lines = _probe()
     assert lines[0] == "tensorflow imported: False"
     assert lines[1] == "encoder: BertEncoder"
-    assert lines[2].startswith("error: keras_bert.BertTokenizer needs tensorflow, which is not "
-                               "installed: pip install 'keras-bert[tf]'")
-    assert len(lines) == 3  # one line
+    assert lines[2] == "tensorflow symbols loaded with keras: False"
+    assert lines[3].startswith("error: keras_bert.BertTokenizer needs tensorflow, which is not "
+                               "installed: pip install 'keras-exact-bert[tf]'")
+    assert len(lines) == 4  # one line
 
 
 @pytest.mark.skipif(not HAS_TENSORFLOW, reason="checks the TensorFlow environment")
 def test_with_tensorflow_every_symbol_is_there_as_before():
-    # Imported up front on the TensorFlow backend only; on JAX or PyTorch on first use.
+    # `import keras_bert` imports no TensorFlow on any backend. Once Keras is imported, the
+    # TensorFlow-only symbols load with the rest on the TensorFlow backend (registered for
+    # `.keras` loading, as they always were); on JAX or PyTorch on first use.
     import keras
 
     lines = _probe()
-    up_front = keras.config.backend() == "tensorflow"
-    assert lines == [f"tensorflow imported: {up_front}", "encoder: BertEncoder"]
+    with_keras = keras.config.backend() == "tensorflow"
+    assert lines == ["tensorflow imported: False", "encoder: BertEncoder",
+                     f"tensorflow symbols loaded with keras: {with_keras}"]
 
 
 @pytest.mark.skipif(HAS_TENSORFLOW, reason="checks the core environment (make test-core)")
@@ -82,7 +87,7 @@ def test_symbols_of_a_missing_tensorflow_module_raise_the_hint_only_when_used(mo
         namespace["__getattr__"]("Tokenizer")
     message = str(error.value)
     assert message.startswith("keras_bert.fake.Tokenizer needs not_installed_tf_part, which is "
-                              "not installed: pip install 'keras-bert[tf]'")
+                              "not installed: pip install 'keras-exact-bert[tf]'")
     assert "\n" not in message
     # An installed module is imported on use; an unknown name is an AttributeError.
     with pytest.raises(AttributeError, match="json"):
@@ -143,7 +148,7 @@ def test_a_tool_that_needs_a_missing_tensorflow_stops_with_one_line(capsys, monk
     assert stopped.value.code == 1
     message = capsys.readouterr().err
     assert message.startswith("run_squad: This tool needs tensorflow_text, which is not "
-                              "installed: pip install 'keras-bert[tf]'")
+                              "installed: pip install 'keras-exact-bert[tf]'")
     assert message.count("\n") == 1
     # Any other error goes to the previous hook untouched.
     seen = []

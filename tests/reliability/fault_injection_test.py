@@ -208,7 +208,7 @@ def test_pretraining_killed_and_out_of_disk_resumes_to_the_same_weights(tmp_path
 # === Export ===
 
 def export(init_checkpoint, export_dir):
-    return [sys.executable, "-m", "export.cli", "--task_name=sst-2",
+    return [sys.executable, "-m", "keras_bert.export.cli", "--task_name=sst-2",
             f"--init_checkpoint={init_checkpoint}", f"--export_dir={export_dir}",
             "--formats=tflite", "--quantizations=float32,float16,dynamic_int8",
             "--max_seq_length=16"]

@@ -87,7 +87,7 @@ def test_fine_tunes_writes_a_folder_transformers_reads_and_a_student(data, tmp_p
     # 15 it did not learn.
     assert results["steps"] == 32 and results["eval"]["f1"] >= 15.0, results
 
-    # export.cli's files are there: the vocabulary and keras_bert's config, equal to HF's.
+    # keras_bert.export.cli's files are there: the vocabulary and keras_bert's config, equal to HF's.
     from keras_bert.checkpoints.hf_checkpoint import read_hf_config as hf_config
     from keras_bert.models.bert_config import BertConfig
 

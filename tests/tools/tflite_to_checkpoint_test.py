@@ -11,7 +11,7 @@ import tempfile
 
 import numpy as np
 
-from export.tflite.conversion import export_tflite
+from keras_bert.export.tflite.conversion import export_tflite
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
 from tests.test_case import TestCase, randomize_weights
@@ -97,7 +97,7 @@ class TfliteToCheckpointTest(TestCase):
             read_tflite_weights(_answerer(seed=2), path)
 
     def test_cli_writes_a_folder_that_init_checkpoint_reads(self):
-        from export.task.task_model import load_task_model
+        from keras_bert.export.task.task_model import load_task_model
         from keras_bert.checkpoints import save_hf_checkpoint
 
         base = os.path.join(self.dir, "base")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Needs the 2-epoch parent in runs/squad_minilm_gpu/parent and the shipped file's QAT run in
-# runs/export_squad_full (docs/export.md). Issue 28 lever: a finer int8 residual stream. The
+# runs/export_squad_full (docs/lab/export_history.md). Issue 28 lever: a finer int8 residual stream. The
 # shipped graph holds the stream as 3 int8 tensors (dimension groups [1, 3, 380] of
 # int8_profile's ratio 4, at most 3 groups), so the bulk's scale is set by its largest dimension
 # (peak 11.7 against a median of 3.6). Here the same peaks are regrouped with RATIO (default 1.5)

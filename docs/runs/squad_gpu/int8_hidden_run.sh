@@ -2,7 +2,7 @@
 # Needs the 2-epoch parent in $PARENT (default runs/squad_minilm_gpu/parent; on a machine that
 # lost runs/, the parent read back out of the shipped dynamic-int8 file by
 # tools/tflite_to_checkpoint.py) and, if it is there, the shipped file's QAT run in
-# runs/export_squad_full for its int8 profile (docs/export.md); without it QAT measures the
+# runs/export_squad_full for its int8 profile (docs/lab/export_history.md); without it QAT measures the
 # profile of $PARENT. Issue 28 lever: QAT with a hidden-state term
 # (--qat_hidden_weight, TinyBERT's MSE between every block's int8-graph output and the float
 # parent's) on the shipped file's graph (its int8_profile.json, copied) and run 7's recipe

@@ -1,5 +1,5 @@
-"""Tests for export.quantization.qat (quantization-aware models) and
-export.quantization.fake_quant."""
+"""Tests for keras_bert.export.quantization.qat (quantization-aware models) and
+keras_bert.export.quantization.fake_quant."""
 
 import os
 import re
@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 
 import keras_bert
-from export.quantization.fake_quant import FakeQuant
-from export.quantization.fake_quant import fake_quant_layers
-from export.quantization.fake_quant import freeze_ranges
-from export.quantization.fake_quant import learn_ranges
-from export.quantization.fake_quant import set_fake_quant_mode
-from export.quantization.int8_ops import op_errors
-from export.quantization.int8_profile import int8_profile
-from export.quantization.qat import quantize_aware
-from export.tflite.conversion import export_tflite
+from keras_bert.export.quantization.fake_quant import FakeQuant
+from keras_bert.export.quantization.fake_quant import fake_quant_layers
+from keras_bert.export.quantization.fake_quant import freeze_ranges
+from keras_bert.export.quantization.fake_quant import learn_ranges
+from keras_bert.export.quantization.fake_quant import set_fake_quant_mode
+from keras_bert.export.quantization.int8_ops import op_errors
+from keras_bert.export.quantization.int8_profile import int8_profile
+from keras_bert.export.quantization.qat import quantize_aware
+from keras_bert.export.tflite.conversion import export_tflite
 from keras_bert.layers.forward_ops import ForwardOps
 from tests.test_case import TINY
 from tests.test_case import TestCase
@@ -168,7 +168,7 @@ class FakeQuantTest(TestCase):
         # range's ends, in-range ones pull them by their rounding error / 255.
         import tensorflow as tf
 
-        from export.quantization.fake_quant import _fake_quant_learned_range
+        from keras_bert.export.quantization.fake_quant import _fake_quant_learned_range
 
         rng = np.random.default_rng(3)
         x = rng.normal(scale=2.0, size=(16, 48)).astype("float32")
@@ -414,7 +414,7 @@ class QuantizeAwareTest(TestCase):
     def test_spells_every_step_of_the_float_wiring(self):
         # The QAT layers are the ops (`ForwardOps`) of the float layers' own wiring: each must
         # spell every step its wiring calls, or the wiring would fall outside the int8 graph.
-        from export.quantization import qat
+        from keras_bert.export.quantization import qat
 
         spellers = {"encoder": qat._Encoder, "embeddings": qat._Embeddings,
                     "block": qat._Transformer, "attention": qat._Transformer}
@@ -620,7 +620,7 @@ class CheckpointTest(TestCase):
         self.assertAllClose(revived(inputs), expected, atol=1e-6)
 
     def test_calibrate_only_unseen_sets_missing_ranges(self):
-        from export.quantization.qat import calibrate
+        from keras_bert.export.quantization.qat import calibrate
 
         qat = _calibrated(_tiny_question_answerer())
         fake_quants = [l for l in qat._flatten_layers() if isinstance(l, FakeQuant)

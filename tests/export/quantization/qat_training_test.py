@@ -1,4 +1,4 @@
-"""export.quantization.qat_training: QAT fine-tuning, resumable, optionally distilled from the
+"""keras_bert.export.quantization.qat_training: QAT fine-tuning, resumable, optionally distilled from the
 float model."""
 
 import json
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import keras_bert
-from export.quantization.qat import _LayerNorm
-from export.quantization.qat import quantize_aware
-from export.quantization.qat_training import _HiddenDistillation
-from export.quantization.qat_training import quantization_aware_finetune
+from keras_bert.export.quantization.qat import _LayerNorm
+from keras_bert.export.quantization.qat import quantize_aware
+from keras_bert.export.quantization.qat_training import _HiddenDistillation
+from keras_bert.export.quantization.qat_training import quantization_aware_finetune
 from tests.test_case import TINY
 from tests.test_case import TestCase
 from tests.test_case import randomize_weights
@@ -81,8 +81,8 @@ class QatTrainingTest(TestCase):
 
     @pytest.mark.large
     def test_learned_ranges_move_and_are_baked_in(self):
-        from export.quantization.fake_quant import FakeQuant
-        from export.quantization.fake_quant import fake_quant_layers
+        from keras_bert.export.quantization.fake_quant import FakeQuant
+        from keras_bert.export.quantization.fake_quant import fake_quant_layers
 
         inputs, labels = _qa_data()
 
@@ -155,10 +155,10 @@ class QatTrainingTest(TestCase):
         self.assertEqual(float(distill.attention_loss(teacher, teacher, mask)), 0.0)
 
     def test_recorded_attention_is_the_float_models_without_fake_quant(self):
-        from export.quantization.fake_quant import set_fake_quant_mode
-        from export.quantization.qat import calibrate
-        from export.quantization.qat import record_attention
-        from export.quantization.qat_training import _AttentionRecorder
+        from keras_bert.export.quantization.fake_quant import set_fake_quant_mode
+        from keras_bert.export.quantization.qat import calibrate
+        from keras_bert.export.quantization.qat import record_attention
+        from keras_bert.export.quantization.qat_training import _AttentionRecorder
         from keras_bert.models.bert_encoder import encode
 
         inputs, _ = _qa_data()
@@ -210,8 +210,8 @@ class QatTrainingTest(TestCase):
 
     @pytest.mark.large
     def test_attention_term_holds_attention_near_the_float_model(self):
-        from export.quantization.qat import record_attention
-        from export.quantization.qat_training import _AttentionRecorder
+        from keras_bert.export.quantization.qat import record_attention
+        from keras_bert.export.quantization.qat_training import _AttentionRecorder
         from keras_bert.models.bert_encoder import encode
 
         inputs, labels = _qa_data()
@@ -243,7 +243,7 @@ class QatTrainingTest(TestCase):
 
     @pytest.mark.large
     def test_hidden_term_holds_blocks_near_the_float_model(self):
-        from export.quantization.fake_quant import set_fake_quant_mode
+        from keras_bert.export.quantization.fake_quant import set_fake_quant_mode
 
         inputs, labels = _qa_data()
         float_blocks = _tiny_qa().encoder(inputs)["encoder_outputs"]

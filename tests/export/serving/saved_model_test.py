@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from export.serving.saved_model import export_saved_model
+from keras_bert.export.serving.saved_model import export_saved_model
 from keras_bert.data.tasks.conll_ner import CONLL2003_LABELS, NerSentence, convert_ner_sentences, word_predictions
 from tests.data_paths import shared_data_dir
 from tests.test_case import TINY, TestCase, randomize_weights
@@ -186,7 +186,7 @@ class ClassifierExportTest(TestCase):
         # A failure half-way through (here: while tracing the text signature) leaves no
         # version directory and no staging directory behind.
         with mock.patch(
-            "export.serving.saved_model.add_classifier_text_endpoint",
+            "keras_bert.export.serving.saved_model.add_classifier_text_endpoint",
             side_effect=RuntimeError("boom"),
         ):
             with self.assertRaisesRegex(RuntimeError, "boom"):

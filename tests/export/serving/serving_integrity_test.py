@@ -11,7 +11,7 @@ import sys
 import keras_bert
 import pytest
 
-from export.serving.saved_model import export_saved_model
+from keras_bert.export.serving.saved_model import export_saved_model
 from keras_bert import integrity
 
 STANDIN = os.path.join(os.path.dirname(__file__), "..", "..", "..", "export", "serving",

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from export.serving import serving_standin
+from keras_bert.export.serving import serving_standin
 
 
 class FakeModel:

@@ -23,10 +23,10 @@ from tensorflow.core.protobuf import saved_model_pb2
 from tensorflow_serving.apis import predict_pb2
 
 import keras_bert
-from export.serving import serving_standin
-from export.serving.serving_warmup import read_warmup_requests
-from export.serving.serving_warmup import run_predict_request
-from export.serving.serving_warmup import write_warmup_requests
+from keras_bert.export.serving import serving_standin
+from keras_bert.export.serving.serving_warmup import read_warmup_requests
+from keras_bert.export.serving.serving_warmup import run_predict_request
+from keras_bert.export.serving.serving_warmup import write_warmup_requests
 from tests.test_case import TINY, TestCase, randomize_weights, tiny_inputs
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]

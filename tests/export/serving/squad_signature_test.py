@@ -14,7 +14,7 @@ import pytest
 import tensorflow as tf
 
 import keras_bert
-from export.serving.squad_signature import squad_text_function
+from keras_bert.export.serving.squad_signature import squad_text_function
 from keras_bert.data.tasks.squad_examples import SquadExample, split_on_whitespace
 from tests.data_paths import shared_data_dir
 from tests.keras_bert.tokenization.hard_cases import HARD_CASES
@@ -334,7 +334,7 @@ def measure_real_model(batch_size=32):
     SavedModel reloaded in a fresh process. Run it as a script (see the bottom of this file);
     it is not a pytest test, since an `extra_large` marker would size this whole file
     `enormous` for Bazel."""
-    from export.task.task_model import load_task_model
+    from keras_bert.export.task.task_model import load_task_model
 
     best = os.path.join(REAL_RUN, "best")
     qa = load_task_model("squad", REAL_RUN)

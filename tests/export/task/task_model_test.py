@@ -1,4 +1,4 @@
-"""export.task.task_model: the exporter's tools rebuild a fine-tuned model from its output dir."""
+"""keras_bert.export.task.task_model: the exporter's tools rebuild a fine-tuned model from its output dir."""
 
 import os
 import tempfile
@@ -6,9 +6,9 @@ import tempfile
 import numpy as np
 
 import keras_bert
-from export.task.task_model import TASKS
-from export.task.task_model import load_task_model
-from export.task.task_model import task_labels
+from keras_bert.export.task.task_model import TASKS
+from keras_bert.export.task.task_model import load_task_model
+from keras_bert.export.task.task_model import task_labels
 from keras_bert.checkpoints import save_tf1_checkpoint
 from tests.test_case import TINY
 from tests.test_case import TestCase

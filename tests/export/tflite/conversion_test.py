@@ -7,7 +7,7 @@ from unittest import mock
 
 import numpy as np
 
-from export.tflite.conversion import export_tflite, run_tflite, tflite_op_names, tflite_runner
+from keras_bert.export.tflite.conversion import export_tflite, run_tflite, tflite_op_names, tflite_runner
 from keras_bert.models.bert_classifier import BertClassifier
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_question_answerer import BertQuestionAnswerer
@@ -159,7 +159,7 @@ class TfliteTest(TestCase):
             export_tflite(qa, path, 17)
         with self.assertRaisesRegex(ValueError, "quantization='int4'"):
             export_tflite(qa, path, 7, "int4")
-        with mock.patch("export.tflite.conversion.convert_saved_model",
+        with mock.patch("keras_bert.export.tflite.conversion.convert_saved_model",
                         side_effect=RuntimeError("boom")):
             with self.assertRaisesRegex(RuntimeError, "boom"):
                 export_tflite(qa, path, 7)

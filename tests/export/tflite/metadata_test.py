@@ -12,9 +12,9 @@ from tensorflow.lite.python import schema_py_generated as tflite_schema
 from tensorflow.lite.tools import flatbuffer_utils
 
 import keras_bert
-from export.tflite.conversion import export_tflite
-from export.tflite.metadata import add_metadata
-from export.tflite.metadata_reader import read_metadata
+from keras_bert.export.tflite.conversion import export_tflite
+from keras_bert.export.tflite.metadata import add_metadata
+from keras_bert.export.tflite.metadata_reader import read_metadata
 from tests.test_case import TINY, TestCase, randomize_weights
 
 # 23 tokens: TINY's vocab_size.
@@ -208,7 +208,7 @@ class MetadataTest(TestCase):
         recorded as whole without its metadata: the bytes are written once, complete."""
         from unittest import mock
 
-        from export.tflite import tflite_variants
+        from keras_bert.export.tflite import tflite_variants
         from keras_bert import integrity
 
         classifier = keras_bert.BertClassifier(keras_bert.BertEncoder(**TINY), len(LABELS))

@@ -11,7 +11,7 @@ import tempfile
 import numpy as np
 import pytest
 
-from export.tflite.metadata_reader import read_metadata
+from keras_bert.export.tflite.metadata_reader import read_metadata
 from tests.data_paths import shared_data_dir
 from tests.test_case import TestCase
 
@@ -39,7 +39,7 @@ def _squad_dev():
 def _held_out_evaluation(model, num_questions):
     """The first `num_questions` questions of the last 10 dev articles, windowed with the
     vocabulary the model carries in its metadata (as the Task Library would)."""
-    from export.verification.data import TaskData
+    from keras_bert.export.verification.data import TaskData
 
     with open(model, "rb") as f:
         vocab = read_metadata(f.read())["files"]["vocab.txt"]
@@ -64,7 +64,7 @@ def _official_held_out(num_questions):
     """The same questions as a SQuAD `data` list, for the official v1.1 rules of tests/reference."""
     import gzip
 
-    from export.verification.data import _first_questions
+    from keras_bert.export.verification.data import _first_questions
 
     with gzip.open(_squad_dev(), "rt", encoding="utf-8") as f:
         dataset = json.load(f)

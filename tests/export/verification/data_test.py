@@ -1,11 +1,11 @@
-"""export.verification.data.TaskData: evaluation limits and seeded samples on the shared SQuAD /
+"""keras_bert.export.verification.data.TaskData: evaluation limits and seeded samples on the shared SQuAD /
 SST-2 files."""
 
 import os
 
 import numpy as np
 
-from export.verification.data import TaskData
+from keras_bert.export.verification.data import TaskData
 from tests.data_paths import shared_data_dir
 from tests.test_case import TestCase
 

@@ -1,4 +1,4 @@
-"""export.verification.verify.compare_variants / write_report: a .tflite LiteRT cannot run gets a
+"""keras_bert.export.verification.verify.compare_variants / write_report: a .tflite LiteRT cannot run gets a
 row, not a crash."""
 
 import os
@@ -7,7 +7,7 @@ import tempfile
 import numpy as np
 
 import keras_bert
-from export.verification.verify import compare_variants, write_report
+from keras_bert.export.verification.verify import compare_variants, write_report
 from tests.test_case import TINY, TestCase, randomize_weights, tiny_inputs
 
 

@@ -11,10 +11,11 @@ from tests.test_case import TINY
 def test_reaches_100_percent_on_layer0_embeddings_of_a_tiny_vocabulary():
     encoder = BertEncoder(**{**TINY, "vocab_size": 12, "hidden_size": 64})
     rng = np.random.default_rng(0)
-    # Token vectors about 3x the norm of position ones, as after pretraining (docs/pretraining.md:
-    # 1.05 against 0.32 at initialization). At initialization, where token, position and segment
-    # vectors are equally small, LayerNorm mixes them so that no linear classifier separates all
-    # tokens at all positions (softmax regression also stays at 97.7 % on its own training set).
+    # Token vectors about 3x the norm of position ones, as after pretraining
+    # (docs/lab/pretraining_history.md: 1.05 against 0.32 at initialization). At initialization,
+    # where token, position and segment vectors are equally small, LayerNorm mixes them so that no
+    # linear classifier separates all tokens at all positions (softmax regression also stays at
+    # 97.7 % on its own training set).
     table = encoder.embeddings.token_embedding.embeddings
     table.assign(rng.normal(0.0, 0.06, table.shape).astype("float32"))
     token_ids = rng.integers(0, 12, (40, 16)).astype("int32")  # every position, both segments

@@ -60,10 +60,10 @@ def test_a_run_folder_answers_with_the_best_span_of_its_logits(run_folder):
 
 
 def test_a_saved_model_answers_as_the_keras_model(run_folder, tmp_path):
-    from export.serving.saved_model import export_saved_model
+    from keras_bert.export.serving.saved_model import export_saved_model
 
     folder, model = run_folder
-    # As export.cli writes it: the vocabulary is an asset of the raw-text signature.
+    # As keras_bert.export.cli writes it: the vocabulary is an asset of the raw-text signature.
     version_dir = export_saved_model(model, str(tmp_path), "qa", VOCAB, max_seq_length=384,
                                      squad_options=dict(doc_stride=128, max_query_length=64))
     keras_qa = keras_bert.QuestionAnsweringPipeline.from_pretrained(str(folder))
