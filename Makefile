@@ -11,7 +11,7 @@ PIP := $(PY) -m pip
 # Quieter TensorFlow start-up; errors still print.
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
-.PHONY: demo similarity benchmark gpu-bundle test test-core test-reliability test-fast test-jax test-apps test-bazel task-library-check quantizer-compare mutation clean
+.PHONY: demo similarity benchmark gpu-bundle test test-wheel test-core test-reliability test-fast test-jax test-apps test-bazel task-library-check quantizer-compare mutation clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -78,8 +78,13 @@ gpu-bundle: $(VENV)/.installed-test
 # tests/export/tflite, docs/testing.md). TEST_WORKERS=0 runs in this process.
 TEST_WORKERS ?= 2
 TEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile
-test: $(VENV)/.installed-test test-apps test-core
+test: $(VENV)/.installed-test test-apps test-core test-wheel
 	$(PY) -m pytest tests --run_large -q -m "not fault_injection" --durations=30 $(TEST_PARALLEL)
+
+# The wheel as a user gets it: built, installed with [tf] into a fresh virtualenv outside the
+# checkout, and the README's quickstart run there (tools/wheel_check.py; ~1 min, pip's cache).
+test-wheel: $(VENV)/.installed-test
+	$(PY) tools/wheel_check.py
 
 # The fuzz and fault-injection tests (tests/reliability, marker `reliability`): the properties
 # with the larger Hypothesis budget (the `reliability` profile in tests/conftest.py; `make test`

@@ -15,7 +15,7 @@ def result_table(result):
     """A Markdown table of one suite case: each candidate's median rate, its range over the
     rounds, its ratio to the reference candidate and, where FLOPs are known, its GFLOP/s and
     share of the matmul rate measured in the same rounds."""
-    if result.get("metric") in ("startup", "memory"):
+    if result.get("metric") in ("startup", "memory", "command_startup"):
         return _process_table(result)
     timings = {t["name"]: t for t in result["timings"]}
     reference = timings.get(result.get("reference"))
@@ -71,6 +71,8 @@ _PROCESS_COLUMNS = {
                ("rss_end_mb", "RSS at the end", "MB"), ("peak_rss_mb", "peak RSS", "MB"),
                ("slope_mb_per_1000_steps", "slope, 2nd half", "MB / 1k steps"),
                ("step_s", "step", "s")],
+    "command_startup": [("wall_s", "median", "s"), ("min_s", "min", "s"), ("max_s", "max", "s"),
+                        ("vs_keras_hub", "vs import keras_hub", "x")],
 }
 
 

@@ -10,6 +10,7 @@ there. Where the folder is installed (a wheel), nothing is registered.
 
 import importlib.abc
 import importlib.util
+import os
 import pathlib
 import sys
 
@@ -30,7 +31,7 @@ class _SourceExportFinder(importlib.abc.MetaPathFinder):
 
 def register_source_export():
     """Registers the finder when `keras_bert/export/` is absent and `../export/` is there."""
-    package = pathlib.Path(__file__).resolve().parent
+    package = pathlib.Path(os.path.abspath(__file__)).parent  # not resolve(): Bazel runfiles are links
     if (package / "export").is_dir():
         return
     folder = package.parent / "export"

@@ -1,4 +1,5 @@
-"""Import layering of STYLE.md, checked with `ast`: each failure names the file and the import."""
+"""The import layering of CONTRIBUTING.md ("Layout"), checked with `ast`: each failure names the
+file and the import."""
 
 import ast
 import pathlib
@@ -192,3 +193,22 @@ def test_data_imports_only_lower_layers(layer):
         if name.startswith("keras_bert.data.") and name.split(".")[2] not in may
     ]
     assert offenders == []
+
+
+def test_nothing_imports_export_by_its_folder_name():
+    # export/ is the package keras_bert.export (setup.py's package_dir): imported as `export`
+    # it would be a second copy of every module, and absent from an installed wheel.
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for top in ("keras_bert", "export", "apps", "benchmarks", "tools", "experiments", "tests")
+        for path in python_files(top)
+        for line, name in imports_of(path)
+        if name == "export" or name.startswith("export.")
+    ]
+    assert offenders == []
+
+
+def test_keras_bert_export_is_the_export_folder():
+    import keras_bert.export
+
+    assert pathlib.Path(keras_bert.export.__file__) == ROOT / "export" / "__init__.py"

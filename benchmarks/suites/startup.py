@@ -1,6 +1,10 @@
 """Start-up time and peak memory: each implementation in fresh processes (`benchmarks.probe`),
 repeated `rounds` times in rotating order: import, build, first training step (tracing and XLA
-compilation), and the peak resident memory of a short pretraining run."""
+compilation), and the peak resident memory of a short pretraining run. Then the wall time of
+the commands a user starts with (`import keras_bert`, a CLI's `--help`) against `import keras_hub`,
+each in fresh processes, in rotating order."""
+
+import time
 
 import json
 import os
@@ -27,6 +31,42 @@ def probe(impl, config, steps, rss_every=0, batch_size=8, seq_length=128, thread
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+# The commands timed by `command_startup`: (name, argv after the interpreter, extra env).
+COMMANDS = (
+    ("import keras_bert", ["-c", "import keras_bert"], {}),
+    ("import keras_bert (KERAS_BACKEND=jax)", ["-c", "import keras_bert"], {"KERAS_BACKEND": "jax"}),
+    ("run_classifier --help", ["-m", "keras_bert.cli.run_classifier", "--help"], {}),
+    ("keras_bert.export.cli --help", ["-m", "keras_bert.export.cli", "--help"], {}),
+    ("import keras_bert; keras_bert.BertEncoder", ["-c", "import keras_bert; keras_bert.BertEncoder"], {}),
+    ("import keras_hub", ["-c", "import keras_hub"], {}),
+)
+
+
+def command_startup(rounds, log=print):
+    """Median wall seconds of each command in `COMMANDS`, `rounds` fresh processes each."""
+    seconds = {name: [] for name, _, _ in COMMANDS}
+    for round_index in range(rounds):
+        shift = round_index % len(COMMANDS)
+        for name, argv, env in COMMANDS[shift:] + COMMANDS[:shift]:
+            begin = time.perf_counter()
+            done = subprocess.run([sys.executable, *argv], capture_output=True, cwd=_ROOT,
+                                  env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", **env))
+            seconds[name].append(time.perf_counter() - begin)
+            if done.returncode not in (0, 1):  # absl's --help exits 1 in older versions
+                raise RuntimeError(f"{name} failed:\n{done.stderr.decode()[-3000:]}")
+        log(f"  command start-up round {round_index + 1}/{rounds} done")
+    reference = float(np.median(seconds["import keras_hub"]))
+    return {
+        "suite": "startup",
+        "config": "-",
+        "case": f"commands a user starts with, medians of {rounds} fresh processes",
+        "metric": "command_startup",
+        "rows": [{"name": name, "wall_s": float(np.median(times)), "min_s": min(times),
+                  "max_s": max(times), "vs_keras_hub": float(np.median(times)) / reference,
+                  "runs": times} for name, times in seconds.items()],
+    }
+
+
 def run(config_name, options, log=print):
     runs = {impl: [] for impl in IMPLS}
     for round_index in range(options.rounds):
@@ -50,7 +90,7 @@ def run(config_name, options, log=print):
             "peak_rss_mb": median("peak_rss_mb"),
             "runs": results,
         })
-    return [{
+    return [command_startup(options.rounds, log), {
         "suite": "startup",
         "config": config_name,
         "case": f"pretraining, batch 8, seq 128, medians of {options.rounds} fresh processes",
