@@ -48,6 +48,7 @@ def _keras_step(impl, config, batch, labels):
     tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
     tf.config.threading.set_inter_op_parallelism_threads(1)
     importlib.import_module("keras_bert" if impl == "keras_bert" else "keras_hub")
+    importlib.import_module("keras")  # keras_bert's names load with Keras (lazy_package.py)
     imported = time.perf_counter()
     from benchmarks import models, training_steps
 

@@ -43,6 +43,11 @@ def lazy_exports(namespace, symbols, submodules, tensorflow_symbols):
         if name in submodules:
             return importlib.import_module(f"{package}.{name}")
         if name not in everything:
+            # Any other module of the package, as an eager package had it imported already.
+            if not name.startswith("_") and importlib.util.find_spec(f"{package}.{name}"):
+                _import_keras()
+                _register_if_safe()
+                return importlib.import_module(f"{package}.{name}")
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         try:
             module = importlib.import_module(everything[name])
