@@ -1,4 +1,4 @@
-"""BUILD files stay honest without running Bazel (STYLE.md, "BUILD conventions").
+"""BUILD files stay honest without running Bazel (CONTRIBUTING.md, "BUILD files").
 
 Each check reads the source tree and the Starlark BUILD files (parsed with `ast`: BUILD files here
 are plain calls, lists, strings, `+` and `glob`) and fails naming every offender:

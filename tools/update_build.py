@@ -3,7 +3,7 @@
     .venv/bin/python tools/update_build.py          # rewrite BUILD files that are out of date
     .venv/bin/python tools/update_build.py --check  # exit 1 and list them, write nothing
 
-One target per module, following STYLE.md's BUILD conventions (TF-MOT model):
+One target per module, following CONTRIBUTING.md, "BUILD files" (TF-MOT model):
 - a module `m.py` -> `py_library(name = "m")` (an existing `py_binary` stays one);
   `__init__.py` -> the package target named after the directory, first in the file;
 - `tests/**/x_test.py` -> `py_test(name = "x_test")` from //tools:pytest.bzl, size from its pytest

@@ -33,7 +33,7 @@ fi
 
 if [ ! -f $EXPORT/tflite/squad_qat_int8.tflite ]; then
   date; echo "== export: dynamic_int8 and qat_int8"
-  $PY -m export.cli --task_name=squad --init_checkpoint=$PARENT --export_dir=$EXPORT \
+  $PY -m keras_bert.export.cli --task_name=squad --init_checkpoint=$PARENT --export_dir=$EXPORT \
     --formats=tflite --quantizations=dynamic_int8,qat_int8 \
     --calibration_file=$DATA/train-v1.1-reconstructed.json.gz \
     --qat_steps=600 --num_qat_examples=20000

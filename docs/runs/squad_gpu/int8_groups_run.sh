@@ -20,7 +20,7 @@ mkdir -p $E/qat/squad
     $E/qat/squad/int8_profile.json $RATIO $MAX_GROUPS <<'PYEOF'
 import json, sys
 import numpy as np
-from export.quantization.int8_profile import _dimension_groups
+from keras_bert.export.quantization.int8_profile import _dimension_groups
 source, target, ratio, max_groups = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
 profile = json.load(open(source))
 profile["groups"] = _dimension_groups(np.asarray(profile["peaks"]), ratio, max_groups)
@@ -29,7 +29,7 @@ json.dump(profile, open(target + ".tmp", "w"))
 import os; os.replace(target + ".tmp", target)
 PYEOF
 date
-[ -f $E/tflite/squad_qat_int8.tflite ] || $PY -m export.cli --task_name=squad \
+[ -f $E/tflite/squad_qat_int8.tflite ] || $PY -m keras_bert.export.cli --task_name=squad \
   --init_checkpoint=runs/squad_minilm_gpu/parent --export_dir=$E --formats=tflite \
   --quantizations=qat_int8 --calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz \
   --qat_steps=600 --num_qat_examples=20000

@@ -32,7 +32,7 @@ P=runs/export_squad_full/qat/squad/int8_profile.json
 mkdir -p $E/qat/squad
 [ -f $E/qat/squad/int8_profile.json ] || [ ! -f $P ] || cp $P $E/qat/squad/
 date
-[ -f $E/tflite/squad_qat_int8.tflite ] || $PY -m export.cli --task_name=squad \
+[ -f $E/tflite/squad_qat_int8.tflite ] || $PY -m keras_bert.export.cli --task_name=squad \
   --init_checkpoint=$PARENT --export_dir=$E --formats=tflite \
   --quantizations=qat_int8 --calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz \
   --qat_steps=$QAT_STEPS --num_qat_examples=$((QAT_STEPS * 100 / 3)) --qat_hidden_weight=$HIDDEN \

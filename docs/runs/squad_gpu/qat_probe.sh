@@ -7,7 +7,7 @@ PY=.venv/bin/python
 [ -f runs/dev_last10.json ] || $PY -c "import gzip, json; d = json.load(gzip.open('../shared/data/squad/dev-v1.1.json.gz')); d['data'] = d['data'][-10:]; json.dump(d, open('runs/dev_last10.json', 'w'))"
 E=runs/export_squad_full_qat_probe
 date
-[ -f $E/tflite/squad_qat_int8.tflite ] || $PY -m export.cli --task_name=squad --init_checkpoint=runs/squad_minilm_gpu/parent --export_dir=$E \
+[ -f $E/tflite/squad_qat_int8.tflite ] || $PY -m keras_bert.export.cli --task_name=squad --init_checkpoint=runs/squad_minilm_gpu/parent --export_dir=$E \
   --formats=tflite --quantizations=qat_int8 --calibration_file=../shared/data/squad/train-v1.1-reconstructed.json.gz \
   --qat_steps=300 --num_qat_examples=20000 --qat_learning_rate=5e-6
 date
