@@ -1,65 +1,95 @@
-"""The README's Python blocks under "Fine-tuning and answering from Python" run as written.
+"""Every runnable README.md block runs as written (tests/doc_blocks.py has the convention).
 
-Each block runs in a fresh interpreter, in a folder holding small slices of the files it names
-(SQuAD train/dev, SST-2 train/dev) and the repository's apps/models, as a user would run it."""
+The Quickstart's block is run by `make test-wheel` (tools/wheel_check.py), from the built wheel in
+a fresh virtualenv. The others run here, each in a fresh process, in a folder holding small
+slices of the files they name (SQuAD train/dev, SST-2, MRPC, CoNLL-2003) and the repository's
+apps/models, as a user would run them. Blocks that do not run say why, and are counted.
+"""
 
+import collections
 import gzip
 import json
-import os
 import pathlib
 import re
-import subprocess
-import sys
 
 import pytest
 
-from tests.data_paths import first_dev_questions, shared_data_dir
+from tests import doc_blocks
+from tests.data_paths import shared_data_dir
 
-pytestmark = pytest.mark.large
+ROOT = doc_blocks.ROOT
+README = ROOT / "README.md"
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-SECTION = "## Fine-tuning and answering from Python"
+# The sections whose blocks run, and how many each has: a new runnable block needs a test.
+RUN_BY_THE_WHEEL_TEST = {"Quickstart": 1}
+RUN_HERE = {"Using it": 1, "Fine-tuning and answering from Python": 3, "Fine-tuning and features": 1}
+# The blocks marked `<!-- not run: ... -->`, by section.
+NOT_RUN = ["Two commands", "Two installs: with TensorFlow, or the core on JAX / PyTorch",
+           "Pretraining your own BERT", "The masking lab: test BERT's design claims on your own text",
+           "Export: TF Serving and phones"]
 
 
-def readme_blocks():
-    text = (ROOT / "README.md").read_text()
-    section = text.split(SECTION, 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", section, re.S)
+def readme_blocks(section=None):
+    """The runnable blocks of README.md (of one section)."""
+    return [b for b in doc_blocks.blocks(README) if b.runs and section in (None, b.section)]
 
+
+def test_every_block_runs_here_or_in_the_wheel_test_or_says_why_not():
+    blocks = doc_blocks.blocks(README)
+    assert all(b.language for b in blocks), "a ``` fence without a language: use ```text"
+    counts = collections.Counter(b.section for b in blocks if b.runs)
+    assert counts == {**RUN_BY_THE_WHEEL_TEST, **RUN_HERE}, (
+        "README.md's runnable blocks changed: run the new one in tests/readme_test.py, or mark "
+        "it `<!-- not run: why -->` and add it to NOT_RUN")
+    assert [b.section for b in blocks if b.not_run] == NOT_RUN
+    assert all(b.language == "text" for b in blocks if not b.runs and not b.not_run)
+
+
+def test_the_quickstart_is_one_short_block_with_no_repository_files():
+    (block,) = readme_blocks("Quickstart")
+    assert block.language == "python" and len(block.code.splitlines()) <= 15
+    assert not re.search(r"shared|apps/|\.\./|runs/", block.code)
+
+
+@pytest.mark.large
+def test_using_it_block_builds_every_model_from_every_source(tmp_path):
+    (block,) = readme_blocks("Using it")
+    assert len(block.code.splitlines()) <= 40
+    done = doc_blocks.run(block, tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    # MiniLM's pooled output, the span head's logits and the tied masked-LM head's, at 1 [MASK].
+    assert done.stdout.strip().splitlines()[-1] == "(1, 384) (1, 128) (1, 1, 30522)"
+
+
+# === "Fine-tuning and answering from Python" ===
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
     """A folder with the files the blocks name, cut small: 48 SQuAD questions to train on and
-    24 to score, 160 SST-2 sentences and 64 dev ones."""
+    30 to score, 160 SST-2 sentences and 64 dev ones."""
     work = tmp_path_factory.mktemp("readme")
-    (work / "train-v1.1.json").write_text(json.dumps(first_dev_questions(48)))
-    dev = first_dev_questions(24)
-    dev["data"][0]["paragraphs"] = dev["data"][0]["paragraphs"][-2:]
-    (work / "dev-v1.1.json").write_text(json.dumps(dev))
+    doc_blocks.write_squad(work)
     (work / "SST-2").mkdir()
-    with gzip.open(shared_data_dir() / "glue" / "SST-2" / "train.tsv.gz", "rt") as f:
-        (work / "SST-2" / "train.tsv").write_text("".join(f.readlines()[:161]))
-    lines = (shared_data_dir() / "glue" / "SST-2" / "dev.tsv").read_text().splitlines(True)
-    (work / "SST-2" / "dev.tsv").write_text("".join(lines[:65]))
+    (work / "SST-2" / "train.tsv").write_text("".join(doc_blocks.sst2_rows("train", 160)))
+    (work / "SST-2" / "dev.tsv").write_text("".join(doc_blocks.sst2_rows("dev", 64)))
     (work / "apps").mkdir()
     (work / "apps" / "models").symlink_to(ROOT / "apps" / "models")
     return work
 
 
-def run_block(code, cwd):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=1200)
+def python_blocks():
+    return readme_blocks("Fine-tuning and answering from Python")
 
 
-def test_there_are_three_blocks_of_at_most_25_lines():
-    blocks = readme_blocks()
-    assert len(blocks) == 3
-    assert all(len(block.strip().splitlines()) <= 25 for block in blocks)
+def test_there_are_three_python_blocks_of_at_most_25_lines():
+    blocks = python_blocks()
+    assert len(blocks) == 3 and all(b.language == "python" for b in blocks)
+    assert all(len(block.code.strip().splitlines()) <= 25 for block in blocks)
 
 
+@pytest.mark.large
 def test_squad_block_fine_tunes_and_scores(workdir):
-    done = run_block(readme_blocks()[0], workdir)
+    done = doc_blocks.run(python_blocks()[0], workdir)
     assert done.returncode == 0, done.stderr[-3000:]
     exact_match, f1 = map(float, done.stdout.strip().splitlines()[-1].split())
     assert 0 <= exact_match <= f1 <= 100
@@ -68,16 +98,18 @@ def test_squad_block_fine_tunes_and_scores(workdir):
     assert (workdir / "runs" / "squad" / "best" / "vocab.txt").exists()
 
 
+@pytest.mark.large
 def test_sst2_block_fine_tunes_and_predicts_labels(workdir):
-    done = run_block(readme_blocks()[1], workdir)
+    done = doc_blocks.run(python_blocks()[1], workdir)
     assert done.returncode == 0, done.stderr[-3000:]
     accuracy_line, labels_line = done.stdout.strip().splitlines()[-2:]
     assert 0.0 <= float(accuracy_line) <= 1.0
     assert set(eval(labels_line)) <= {"0", "1"}  # noqa: S307 - a printed list of labels
 
 
+@pytest.mark.large
 def test_answering_block_answers_from_the_context(workdir):
-    done = run_block(readme_blocks()[2], workdir)
+    done = doc_blocks.run(python_blocks()[2], workdir)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.strip().splitlines()[-4:]
     # The answer, its score, and the context at its offsets: the same text.
@@ -87,3 +119,41 @@ def test_answering_block_answers_from_the_context(workdir):
     ranked = [re.fullmatch(r"(.+) (0\.\d+|1\.0)", line).groups() for line in lines[1:]]
     assert ranked[0][0] == "North Sea"
     assert [float(p) for _, p in ranked] == sorted((float(p) for _, p in ranked), reverse=True)
+
+
+# === "Fine-tuning and features": the command-line tools ===
+
+@pytest.mark.large
+def test_command_line_block_trains_scores_and_extracts(tmp_path):
+    """MRPC, SQuAD and CoNLL-2003 cut to about one batch of 32 (3 epochs: 3 steps each),
+    features of two sentences."""
+    doc_blocks.write_squad(tmp_path, train_questions=32, dev_questions=8)
+    (tmp_path / "glue" / "MRPC").mkdir(parents=True)
+    for name, rows in (("train.tsv", 32), ("dev.tsv", 16)):
+        lines = (shared_data_dir() / "glue" / "MRPC" / name).read_text(encoding="utf-8-sig")
+        (tmp_path / "glue" / "MRPC" / name).write_text("".join(lines.splitlines(True)[: rows + 1]))
+    (tmp_path / "conll2003").mkdir()
+    for split, sentences in (("train", 40), ("valid", 16), ("test", 16)):
+        with gzip.open(shared_data_dir() / "conll2003" / f"{split}.txt.gz", "rt") as f:
+            text = f.read().split("\n\n")  # the -DOCSTART- line, then one sentence each
+        (tmp_path / "conll2003" / f"{split}.txt").write_text("\n\n".join(text[: sentences + 1]) + "\n")
+    sentences = ["Hamlet was written by Shakespeare.", "The Rhine flows into the North Sea."]
+    (tmp_path / "in.txt").write_text("\n".join(sentences) + "\n")
+
+    (block,) = readme_blocks("Fine-tuning and features")
+    done = doc_blocks.run(block, tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    runs = tmp_path / "runs"
+    mrpc = json.loads((runs / "mrpc" / "eval_results.json").read_text())
+    assert 0 <= mrpc["f1"] <= 1 and 0 <= mrpc["accuracy"] <= 1
+    squad = json.loads((runs / "squad" / "eval_results.json").read_text())
+    assert 0 <= squad["exact_match"] <= squad["f1"] <= 100
+    dev = json.loads((tmp_path / "dev-v1.1.json").read_text())
+    ids = {q["id"] for p in dev["data"][0]["paragraphs"] for q in p["qas"]}
+    assert set(json.loads((runs / "squad" / "predictions.json").read_text())) == ids
+    for name in ("eval_results.json", "test_results.json"):
+        assert 0 <= json.loads((runs / "ner" / name).read_text())["f1"] <= 100
+    features = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert len(features) == len(sentences)
+    assert [layer["index"] for layer in features[0]["features"][0]["layers"]] == [-1, -2, -3, -4]
+    assert len(features[0]["features"][0]["layers"][0]["values"]) == 384  # MiniLM's width

@@ -81,7 +81,7 @@ def tensorflow_latency(kind, path, inputs, num_threads, runs=30, warmup=3):
             json.dump({k: np.asarray(v).tolist() for k, v in inputs.items()}, f)
         script = _TF_SCRIPT.format(
             threads=num_threads, feed=feed, warmup=warmup, runs=runs,
-            load=textwrap.dedent(loaders[kind].format(path=os.fspath(path))),
+            load=textwrap.dedent(loaders[kind].format(path=os.path.abspath(path))),  # cwd is root
         )
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

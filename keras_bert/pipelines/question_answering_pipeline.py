@@ -53,7 +53,8 @@ class QuestionAnsweringPipeline:
                 reads holding a span head: a fine-tuning run's `output_dir` or its `best/`,
                 a Hugging Face `BertForQuestionAnswering` folder, a TF1 checkpoint.
             vocab_file: the model's `vocab.txt`; default: the one beside the model (a
-                SavedModel's `assets/vocab.txt`).
+                SavedModel's `assets/vocab.txt`; for a `.tflite` without one, the vocabulary
+                in its TFLite Metadata).
             num_threads: LiteRT CPU threads for a `.tflite` (None: the runtime's default).
             task: a `QuestionAnsweringTask` with other window or decoding settings.
         """
@@ -134,7 +135,25 @@ def _vocab_beside(path, kind):
     folder = {"tflite": os.path.dirname(os.path.abspath(path)),
               "saved_model": os.path.join(path, "assets")}.get(kind) or run_folder.model_folder(path)
     candidate = os.path.join(folder, run_folder.VOCAB_FILE)
-    if not os.path.exists(candidate):
-        raise FileNotFoundError(f"No vocab.txt beside {path}: pass vocab_file (the model's "
-                                "vocabulary).")
-    return candidate
+    if os.path.exists(candidate):
+        return candidate
+    if kind == "tflite":  # the export writes it into the TFLite Metadata
+        packed = _metadata_vocabulary(path)
+        if packed:
+            return packed
+    raise FileNotFoundError(f"No vocab.txt beside {path}: pass vocab_file (the model's "
+                            "vocabulary).")
+
+
+def _metadata_vocabulary(path):
+    """The tokens of the `vocab.txt` that TFLite Metadata zips after the model (the files
+    `keras_bert.export` writes, and the shipped ones, carry it), or None."""
+    import zipfile
+
+    from keras_bert.checkpoints import run_folder
+
+    try:
+        with zipfile.ZipFile(path) as files:
+            return files.read(run_folder.VOCAB_FILE).decode("utf-8").splitlines()
+    except (zipfile.BadZipFile, KeyError):
+        return None

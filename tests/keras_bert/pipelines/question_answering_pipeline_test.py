@@ -2,6 +2,7 @@
 force over the model's own logits, at the offsets it names, and the same answers from both."""
 
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -84,3 +85,15 @@ def test_empty_inputs_and_missing_models_are_one_line_errors(run_folder, tmp_pat
     with pytest.raises(FileNotFoundError, match="does not exist: pass a .tflite"):
         keras_bert.QuestionAnsweringPipeline.from_pretrained(str(tmp_path / "missing"))
     assert json.dumps(qa("Who?", "Nobody knows.")) != ""
+
+
+def test_a_tflite_with_no_vocab_txt_beside_it_reads_the_one_in_its_metadata(tmp_path):
+    """keras_bert.export.cli writes the .tflite alone, its vocabulary in the TFLite Metadata."""
+    import shutil
+
+    shipped = pathlib.Path(__file__).resolve().parents[3] / "apps" / "models"
+    alone = shutil.copy(shipped / "squad_minilm_dynamic_int8.tflite", tmp_path)
+    question, context = next(_questions(1))
+    beside = keras_bert.QuestionAnsweringPipeline.from_pretrained(
+        shipped / "squad_minilm_dynamic_int8.tflite")(question, context)
+    assert keras_bert.QuestionAnsweringPipeline.from_pretrained(alone)(question, context) == beside
