@@ -24,6 +24,7 @@ from keras_bert.export.tflite.variant_names import VARIANTS
 from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
+FORMATS = ("saved_model", "tflite")
 
 flags.DEFINE_enum("task_name", None, TASKS, "The fine-tuned task (picks the model and its data).")
 flags.DEFINE_string("init_checkpoint", None, "A fine-tuning output_dir (its best/), or a TF1 checkpoint dir.")
@@ -37,7 +38,10 @@ flags.DEFINE_integer("max_query_length", 64, "SQuAD: question tokens kept.")
 flags.DEFINE_string("export_dir", None, "Base directory for every artefact.")
 flags.DEFINE_string("model_name", None, "TF Serving model name (default: the task name).")
 flags.DEFINE_integer("version", None, "SavedModel version (default: the next free one).")
-flags.DEFINE_list("formats", ["saved_model", "tflite"], "saved_model and/or tflite.")
+flags.DEFINE_bool("overwrite_version", False,
+                  "Replace an existing --version (TF Serving versions are otherwise immutable: "
+                  "an existing one is refused).")
+flags.DEFINE_list("formats", list(FORMATS), "saved_model and/or tflite.")
 flags.DEFINE_list("quantizations", list(QUANTIZATIONS),
                   f"TFLite variants, of {VARIANTS} (qat_int8: full int8 after QAT fine-tuning; "
                   "the default is every post-training one).")
@@ -122,20 +126,30 @@ def main(argv):
     logging.set_verbosity(logging.WARNING)  # TensorFlow's per-function export chatter
     import keras_bert  # noqa: F401  (after flag parsing: TensorFlow start-up is slow)
 
-    int8 = _check_flags()
+    name = FLAGS.model_name or FLAGS.task_name.replace("-", "")
+    int8 = _check_flags(name)
     config_file = _file_next_to_checkpoint(FLAGS.bert_config_file, "bert_config.json", "bert_config_file")
     vocab_file = _file_next_to_checkpoint(FLAGS.vocab_file, "vocab.txt", "vocab_file")
-    name = FLAGS.model_name or FLAGS.task_name.replace("-", "")
+    _check_model(config_file)
     data = _task_data(vocab_file)
-    model = _model(config_file)
+    with usage.library_errors():
+        model = _model(config_file)
     version_dir = _export_saved_model(model, data, name, vocab_file)
     tflite_paths = _export_tflite(model, data, name, vocab_file, config_file, int8)
     if FLAGS.verify:
         _verify(model, data, name, version_dir, tflite_paths)
 
 
-def _check_flags():
-    """Flag combinations absl cannot check; returns the int8 variants asked for."""
+def _check_flags(name):
+    """Flag values and combinations absl cannot check, and the paths the flags name, before
+    anything is read or written; returns the int8 variants asked for. `name`: the model's."""
+    from keras_bert.cli.common import path_flags
+
+    formats = sorted(set(FLAGS.formats) - set(FORMATS))
+    if formats or not FLAGS.formats:
+        raise app.UsageError(f"--formats={','.join(FLAGS.formats)}: "
+                             + (f"unknown {formats}; " if formats else "")
+                             + f"choose from {list(FORMATS)}.")
     unknown = sorted(set(FLAGS.quantizations) - set(VARIANTS))
     if unknown:
         raise app.UsageError(f"--quantizations: unknown {unknown}; choose from {VARIANTS}.")
@@ -145,14 +159,48 @@ def _check_flags():
         raise app.UsageError(f"{' and '.join(int8)} {verb} --calibration_file (real training examples).")
     if FLAGS.verify and not FLAGS.predict_file:
         raise app.UsageError("--verify needs --predict_file (the evaluation data).")
+    path_flags.check_output_dir("export_dir", FLAGS.export_dir)
+    path_flags.check_checkpoint("init_checkpoint", FLAGS.init_checkpoint)
+    path_flags.check_input_file("bert_config_file", FLAGS.bert_config_file, "bert_config.json")
+    path_flags.check_input_file("vocab_file", FLAGS.vocab_file, "vocab.txt")
+    if FLAGS.max_seq_length is not None:
+        with usage.library_errors():  # the task's own range (SQuAD: room for the question)
+            _task()
+    version = os.path.join(FLAGS.export_dir, name, str(FLAGS.version))
+    if FLAGS.version is not None and "saved_model" in FLAGS.formats and os.path.exists(version) \
+            and not FLAGS.overwrite_version:
+        raise app.UsageError(f"--version={FLAGS.version}: {version} already exists (TF Serving "
+                             "versions are immutable). Leave --version out for the next free "
+                             "one, or pass --overwrite_version to replace it.")
     return int8
 
 
+def _check_model(config_file):
+    """--max_seq_length (or the task's default) fits the model's positions."""
+    from keras_bert.models.bert_config import BertConfig
+
+    with usage.library_errors():
+        config = BertConfig.from_json_file(config_file)
+    seq = FLAGS.max_seq_length or _task().max_seq_length
+    if seq > config.max_position_embeddings:
+        given = ("--max_seq_length" if FLAGS.max_seq_length
+                 else f"--task_name={FLAGS.task_name}'s default max_seq_length")
+        raise app.UsageError(f"{given}={seq} exceeds the model's max_position_embeddings="
+                             f"{config.max_position_embeddings}: pass --max_seq_length="
+                             f"{config.max_position_embeddings} or less.")
+
+
 def _task():
-    """The --task_name's `keras_bert.tasks` task (its defaults)."""
+    """The --task_name's `keras_bert.tasks` task (its defaults, and --max_seq_length and the
+    SQuAD options when given)."""
     import keras_bert
 
-    return keras_bert.tasks.get_task(FLAGS.task_name)
+    options = {}
+    if FLAGS.max_seq_length is not None:
+        options["max_seq_length"] = FLAGS.max_seq_length
+        if FLAGS.task_name == "squad":
+            options.update(_squad_options())
+    return keras_bert.tasks.get_task(FLAGS.task_name, **options)
 
 
 def _squad_options():
@@ -177,6 +225,7 @@ def _export_saved_model(model, data, name, vocab_file):
         model, FLAGS.export_dir, name, vocab_file, data.max_seq_length,
         do_lower_case=FLAGS.do_lower_case, labels=_labels(), text_pair=data.text_pair,
         version=FLAGS.version, squad_options=_squad_options() if _task().split_outputs else None,
+        overwrite=FLAGS.overwrite_version,
     )
     print(f"SavedModel: {version_dir}")
     return version_dir

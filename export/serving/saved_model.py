@@ -37,6 +37,7 @@ def export_saved_model(
     text_signature=True,
     squad_options=None,
     jit_compile=False,
+    overwrite=False,
 ):
     """Writes `model` as `<export_base>/<model_name>/<version>/`, TF Serving's layout.
 
@@ -75,6 +76,8 @@ def export_saved_model(
             stay outside). Faster per request on the CPU, but every new `[batch, seq]` shape
             compiles once (seconds), so use it where clients send a few fixed shapes (padding
             to `max_seq_length`, as the apps do). Defaults to `False`.
+        overwrite: bool, replace an existing `version` (the new one is written whole first, then
+            takes its place). Defaults to `False`: an existing version is refused.
 
     Returns:
         str, the version directory written.
@@ -93,10 +96,10 @@ def export_saved_model(
     os.makedirs(model_dir, exist_ok=True)
     version = _next_version(model_dir) if version is None else int(version)
     final_dir = os.path.join(model_dir, str(version))
-    if os.path.exists(final_dir):
+    if os.path.exists(final_dir) and not overwrite:
         raise FileExistsError(
             f"{final_dir} already exists; TF Serving versions are immutable. Pass a new version "
-            "(or none, for the next free one)."
+            "(or none, for the next free one), or overwrite=True to replace it."
         )
 
     staging = tempfile.mkdtemp(prefix=f".tmp-{version}-", dir=model_dir)
@@ -141,6 +144,8 @@ def export_saved_model(
             json.dump(info, f, indent=1)
         # Every file of the version, for the stand-in's check on load (and `sha256sum -c`).
         integrity.write_manifest(target, sorted(os.listdir(target)))
+        if os.path.exists(final_dir):  # overwrite: the old version leaves with the staging folder
+            os.rename(final_dir, os.path.join(staging, "replaced"))
         os.rename(target, final_dir)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

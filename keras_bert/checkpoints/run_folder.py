@@ -56,12 +56,23 @@ def model_folder(path):
     return best if os.path.exists(os.path.join(best, CONFIG_FILE)) else folder
 
 
+def names_something(path):
+    """Whether `path` is on disk: a file, a folder, or a checkpoint prefix (`<path>.index`,
+    `<path>.npz`, ...)."""
+    import glob
+
+    path = os.fspath(path)
+    return os.path.exists(path) or bool(glob.glob(glob.escape(path) + ".*"))
+
+
 def model_config(path):
     """The `BertConfig` of the checkpoint `path` names (see `model_folder`): its folder's
     `bert_config.json` (google / keras_bert), else a Hugging Face `config.json`."""
     from keras_bert.checkpoints.hf_checkpoint import read_hf_config
     from keras_bert.models.bert_config import BertConfig
 
+    if not names_something(path):
+        raise FileNotFoundError(f"{os.fspath(path)} does not exist.")
     folder = model_folder(path)
     if os.path.exists(os.path.join(folder, CONFIG_FILE)):
         return BertConfig.from_json_file(os.path.join(folder, CONFIG_FILE))

@@ -32,6 +32,11 @@ flags.DEFINE_integer(
     "num_output_shards", 1, "Split --output_file into this many files named <output_file>-0000i-of-0000N."
 )
 flags.DEFINE_string("vocab_file", None, "The vocab.txt the model will be trained with.")
+flags.DEFINE_string(
+    "bert_config_file", None,
+    "Optional: the bert_config.json of the model to pretrain; --max_seq_length and --vocab_file "
+    "are checked against its max_position_embeddings and vocab_size.",
+)
 flags.DEFINE_bool("do_lower_case", True, "Lower-case and strip accents (uncased models).")
 flags.DEFINE_bool("do_whole_word_mask", False, "Mask all WordPieces of a word together.")
 flags.DEFINE_integer("max_seq_length", 128, "Maximum sequence length, [CLS] and [SEP]s included.")
@@ -73,6 +78,11 @@ def create_pretraining_data(argv_flags):
 
 def _check_inputs(f):
     """The masking policy, input files, output shards and tokenizer, or a one-line flag error."""
+    from keras_bert.cli.common import path_flags
+
+    _check_ranges(f)  # before TensorFlow is imported
+    path_flags.check_input_file("vocab_file", f.vocab_file, "vocab.txt")
+    path_flags.check_input_file("bert_config_file", f.bert_config_file, "bert_config.json")
     from keras_bert.data.pretraining.dataset import expand_input_files
     from keras_bert.data.pretraining.masking import MaskingPolicy
     from keras_bert.data.pretraining.records import shard_paths
@@ -90,19 +100,69 @@ def _check_inputs(f):
         )
         input_files = expand_input_files(f.input_file)
         outputs = shard_paths(f.output_file, f.num_output_shards)
+        for path in outputs:
+            path_flags.check_output_file("output_file", path)
         tokenizer = BertTokenizer(f.vocab_file, do_lower_case=f.do_lower_case)
-    except (ValueError, FileNotFoundError) as e:
+    except (ValueError, FileNotFoundError, IsADirectoryError) as e:
         raise usage.flag_error(e) from None
+    if f.bert_config_file:
+        _check_model(f, len(tokenizer.vocabulary))
     return policy, input_files, outputs, tokenizer
+
+
+# No BERT-style model has more positions (BERT's have 512): a larger --max_seq_length is a typo
+# that would fill the disk with padding.
+MAX_SEQ_LENGTH = 8192
+
+
+def _check_ranges(f):
+    """Lengths, counts and rates out of range, before any work."""
+    least = 2 if f.pack_sequences else 5  # [CLS] a [SEP] (b [SEP])
+    if not least <= f.max_seq_length <= MAX_SEQ_LENGTH:
+        raise app.UsageError(
+            f"--max_seq_length={f.max_seq_length}: use {least} to {MAX_SEQ_LENGTH} tokens, [CLS] "
+            "and [SEP]s included: the max_position_embeddings of the model to pretrain (512 for "
+            "BERT's; --bert_config_file checks it).")
+    if f.max_predictions_per_seq < 1:
+        raise app.UsageError(
+            f"--max_predictions_per_seq={f.max_predictions_per_seq}: it must be a whole number "
+            ">= 1 (google's: max_seq_length * masked_lm_prob, 20 for 128).")
+    if not 0.0 < f.masked_lm_prob <= 1.0:
+        raise app.UsageError(f"--masked_lm_prob={f.masked_lm_prob:g}: a fraction in (0, 1] "
+                             "(BERT's is 0.15).")
+    if not 0.0 <= f.short_seq_prob <= 1.0:
+        raise app.UsageError(f"--short_seq_prob={f.short_seq_prob:g}: a probability in [0, 1].")
+    for name in ("dupe_factor", "num_output_shards"):
+        if getattr(f, name) < 1:
+            raise app.UsageError(f"--{name}={getattr(f, name)}: it must be a whole number >= 1.")
+
+
+def _check_model(f, vocabulary_size):
+    """--max_seq_length and --vocab_file fit the --bert_config_file model's positions and
+    embeddings."""
+    from keras_bert.models.bert_config import BertConfig
+
+    try:
+        config = BertConfig.from_json_file(f.bert_config_file)
+    except (ValueError, FileNotFoundError, IsADirectoryError) as e:
+        raise app.UsageError(f"--bert_config_file: {e}") from None
+    if f.max_seq_length > config.max_position_embeddings:
+        raise app.UsageError(
+            f"--max_seq_length={f.max_seq_length} exceeds the model's max_position_embeddings="
+            f"{config.max_position_embeddings} (--bert_config_file {f.bert_config_file}).")
+    if vocabulary_size > config.vocab_size:
+        raise app.UsageError(
+            f"--vocab_file {f.vocab_file} has {vocabulary_size} tokens, but the model has "
+            f"vocab_size={config.vocab_size} (--bert_config_file {f.bert_config_file}): pass "
+            "the model's own vocab.txt.")
 
 
 def _read_documents(input_files, tokenizer, f):
     """Documents of WordPiece-tokenized sentences (words shuffled with --shuffle_word_order)."""
-    import keras
-
     from keras_bert.data.pretraining.documents import read_text_documents
     from keras_bert.data.pretraining.documents import tokenize_documents
     from keras_bert.data.pretraining.word_order import shuffle_word_order
+    from keras_bert.training.progress import progress_bar
 
     print(f"Reading {len(input_files)} file(s)...")
     try:
@@ -111,7 +171,7 @@ def _read_documents(input_files, tokenizer, f):
         raise app.UsageError(f"--input_file: {e}") from None
     num_sentences = sum(len(d) for d in documents)
     print(f"{len(documents):,} documents, {num_sentences:,} sentences. Tokenizing...")
-    bar = keras.utils.Progbar(num_sentences, unit_name="sentence")
+    bar = progress_bar(num_sentences, unit_name="sentence")
     documents = tokenize_documents(documents, tokenizer, progress=bar.update)
     one_sentence = sum(len(d) == 1 for d in documents)
     if one_sentence and not f.pack_sequences:
@@ -152,12 +212,11 @@ def _create_instances(documents, vocabulary, policy, f):
 
 def _write_records(instances, outputs, f, start):
     """Writes the TFRecord shards (temporary names, renamed when complete) and prints a summary."""
-    import keras
-
     from keras_bert.data.pretraining.records import write_pretraining_records
+    from keras_bert.training.progress import progress_bar
 
     print(f"Writing {len(instances):,} instances to {len(outputs)} file(s)...")
-    bar = keras.utils.Progbar(len(instances), unit_name="instance")
+    bar = progress_bar(len(instances), unit_name="instance")
     summary = write_pretraining_records(
         instances, outputs, f.max_seq_length, f.max_predictions_per_seq, progress=bar.update
     )

@@ -33,6 +33,11 @@ def main(argv):
     del argv
     if FLAGS.dtype not in ("float32", "float16"):
         raise app.UsageError(f"--dtype={FLAGS.dtype}: choose float32 or float16.")
+    from keras_bert.cli.common import path_flags
+
+    path_flags.check_output_dir("output_dir", FLAGS.output_dir)
+    path_flags.check_checkpoint("init_checkpoint", FLAGS.init_checkpoint)
+    path_flags.check_input_file("vocab_file", FLAGS.vocab_file, "vocab.txt")
     from keras_bert.atomic_files import atomic_open
     from keras_bert.checkpoints.hf_checkpoint import save_hf_checkpoint
     from keras_bert.cli.common.pretrained_checkpoint import load_pretrainer

@@ -66,6 +66,10 @@ def main(argv):
     extension = os.path.splitext(FLAGS.output_file)[1]
     if extension not in (".jsonl", ".json", ".npz"):
         raise app.UsageError(f"--output_file {FLAGS.output_file}: use a .jsonl, .json or .npz name.")
+    from keras_bert.cli.common import path_flags
+
+    path_flags.check_output_file("output_file", FLAGS.output_file)
+    finetuning_flags.check_paths(input_files=["input_file"])
     try:
         layers = [int(x) for x in FLAGS.layers]
     except ValueError:
@@ -77,6 +81,7 @@ def main(argv):
     from keras_bert.models.bert_encoder import BertEncoder
     from keras_bert.models.bert_feature_extractor import BertFeatureExtractor
     from keras_bert.tokenization.bert_preprocessor import BertPreprocessor
+    from keras_bert.training.progress import keras_verbose
 
     config = finetuning_flags.bert_config()
     tokenizer = finetuning_flags.tokenizer()
@@ -92,7 +97,7 @@ def main(argv):
     )
     inputs = preprocessor((text_a, text_b) if text_b else text_a)
     inputs = {k: keras.ops.convert_to_numpy(v) for k, v in inputs.items()}
-    outputs = extractor.predict(inputs, batch_size=FLAGS.batch_size, verbose="auto")
+    outputs = extractor.predict(inputs, batch_size=FLAGS.batch_size, verbose=keras_verbose())
     vocab = np.array(tokenizer.vocabulary)
     tokens = vocab[inputs["token_ids"]]
     os.makedirs(os.path.dirname(os.path.abspath(FLAGS.output_file)), exist_ok=True)

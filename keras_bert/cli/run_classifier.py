@@ -65,6 +65,7 @@ def main(argv):
     logging.set_verbosity(logging.WARNING)
     if not (FLAGS.do_train or FLAGS.do_eval):
         raise app.UsageError("Nothing to do: pass --do_train and/or --do_eval.")
+    finetuning_flags.check_paths(input_dirs=["data_dir"])
     task = _task()
     train = _load(task, "train") if FLAGS.do_train else None
     _load(task, "dev")  # a bad file fails before the model is built
@@ -79,11 +80,11 @@ def main(argv):
     else:
         precision_flags.apply()
         model = finetuning_flags.evaluation_model(task, config, strategy)
-    predictions = task.predict(model, dev, FLAGS.eval_batch_size, finetuning_flags.progress())
+    predictions = finetuning_flags.predict(task, model, dev, "dev")
     task.write_predictions(FLAGS.output_dir, dev, predictions)
     results = task.score(dev, predictions)
     results.update(num_examples=len(dev.examples), task=task.name)
-    finetuning_flags.write_eval_results(results)
+    finetuning_flags.write_eval_results(results, task)
 
 
 if __name__ == "__main__":

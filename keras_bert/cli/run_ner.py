@@ -34,6 +34,7 @@ def main(argv):
     logging.set_verbosity(logging.WARNING)
     if not (FLAGS.do_train or FLAGS.do_eval or FLAGS.do_predict):
         raise app.UsageError("Nothing to do: pass --do_train, --do_eval and/or --do_predict.")
+    finetuning_flags.check_paths(input_dirs=["data_dir"])
     from keras_bert.tasks.token_classification import TokenClassificationTask
 
     with finetuning_flags.usage_errors():
@@ -57,12 +58,11 @@ def main(argv):
         model = finetuning_flags.evaluation_model(task, config, strategy)
     for split, name in (("valid", "eval_results.json"), ("test", "test_results.json")):
         if split in data:
-            predictions = task.predict(model, data[split], FLAGS.eval_batch_size,
-                                       finetuning_flags.progress())
+            predictions = finetuning_flags.predict(task, model, data[split], split)
             task.write_predictions(FLAGS.output_dir, data[split], predictions, split)
             results = task.score(data[split], predictions)
             results["num_sentences"] = len(data[split].examples)
-            finetuning_flags.write_eval_results(results, name)
+            finetuning_flags.write_eval_results(results, task, name)
 
 
 def _read(task, split):

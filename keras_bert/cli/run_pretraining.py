@@ -141,7 +141,7 @@ def main(argv):
     logging.set_verbosity(logging.WARNING)  # TF's per-checkpoint INFO lines would break the bar
     devices = runtime_flags.split_cpu()  # first: before anything touches TensorFlow's devices
     budget, config, files, eval_files = _check_flags()
-    policy, masker = _masker()
+    policy, masker = _masker(config)
     strategy = runtime_flags.strategy(devices)
     dtype_policy, jit_compile = precision_flags.apply()
     # --pretraining_dropout (the budget recipe: 0) while training; bert_config.json keeps the
@@ -166,6 +166,8 @@ def _check_flags():
     """Applies --recipe and checks the flags and the records they name against each other.
     Returns `(budget, config, files, eval_files)`: the recipe's `Budget` (or None), the
     `BertConfig`, and the training and evaluation TFRecord files."""
+    finetuning_flags.check_paths()  # --output_dir, --bert_config_file, --init_checkpoint, ...
+    _check_ranges()  # both before TensorFlow is imported
     from keras_bert.data.pretraining.dataset import expand_input_files
     from keras_bert.data.pretraining.records import check_pretraining_records
 
@@ -190,14 +192,56 @@ def _check_flags():
             raise ValueError("Nothing to do: pass --do_train and/or --do_eval.")
     except (ValueError, FileNotFoundError) as e:
         raise usage.flag_error(e) from None
+    _check_token_ids(config, files + (eval_files if FLAGS.do_eval and eval_files is not files
+                                      else []))
     return budget, config, files, eval_files
 
 
-def _masker():
+# Flag -> the least value it takes (whole numbers).
+_AT_LEAST = {"train_batch_size": 1, "eval_batch_size": 1, "num_train_steps": 1,
+             "num_warmup_steps": 0, "save_checkpoints_steps": 1, "iterations_per_loop": 1,
+             "max_eval_steps": 1, "gradient_accumulation_steps": 1, "max_seq_length": 1,
+             "max_predictions_per_seq": 1}
+
+
+def _check_ranges():
+    """Sizes, counts and rates out of range, before anything is built or written."""
+    import math
+
+    for name, least in _AT_LEAST.items():
+        if FLAGS[name].value < least:
+            raise app.UsageError(f"--{name}={FLAGS[name].value}: it must be a whole number "
+                                 f">= {least}.")
+    if not (FLAGS.learning_rate >= 0 and math.isfinite(FLAGS.learning_rate)):
+        raise app.UsageError(f"--learning_rate={FLAGS.learning_rate:g}: it must be >= 0 (BERT "
+                             "pretrains with 1e-4).")
+    if not 0.0 <= FLAGS.weight_decay_rate < 1.0:
+        raise app.UsageError(f"--weight_decay_rate={FLAGS.weight_decay_rate:g}: it must be in "
+                             "[0, 1).")
+
+
+def _check_token_ids(config, files):
+    """The records' token ids (of their first records) fit the model's vocabulary: records of
+    a larger vocabulary fail deep in the first training step (or, on a GPU, train on zeros)."""
+    from keras_bert.data.pretraining.records import max_token_id
+
+    largest, path = max_token_id(files)
+    if largest >= config.vocab_size:
+        source = (f"--bert_config_file {FLAGS.bert_config_file}" if FLAGS.bert_config_file
+                  else f"the config of --init_checkpoint {FLAGS.init_checkpoint}")
+        raise app.UsageError(
+            f"--input_file {path} holds token id {largest}, but the model has vocab_size="
+            f"{config.vocab_size} ({source}): the records were made with a vocabulary of at "
+            f"least {largest + 1} tokens. Pass a --bert_config_file whose vocab_size is the "
+            "size of the vocab.txt the records were made with, or re-create the records with "
+            "the model's vocab.txt (create_pretraining_data --vocab_file).")
+
+
+def _masker(config):
     """The objective's targets. Returns `(policy, masker)`: the --masked_lm_prob / rates
     `MaskingPolicy`, and what draws the targets of each batch: next-token targets for the
-    next-token objectives, a `DynamicMasker` with --dynamic_masking, else None (the records'
-    stored masks)."""
+    next-token objectives, a `DynamicMasker` with --dynamic_masking (its --vocab_file the size
+    of `config`'s vocabulary), else None (the records' stored masks)."""
     from keras_bert.data.pretraining.dynamic_masking import DynamicMasker
     from keras_bert.data.pretraining.masking import MaskingPolicy
     from keras_bert.data.pretraining.next_token_targets import NextTokenTargets
@@ -223,6 +267,11 @@ def _masker():
             if not FLAGS.vocab_file:
                 raise ValueError("--dynamic_masking needs --vocab_file.")
             vocabulary = load_vocabulary(FLAGS.vocab_file)
+            if len(vocabulary) > config.vocab_size:
+                raise ValueError(
+                    f"--vocab_file {FLAGS.vocab_file} has {len(vocabulary)} tokens, but the "
+                    f"model has vocab_size={config.vocab_size}: --dynamic_masking would draw "
+                    "ids past its embeddings. Pass the vocab.txt of the model's vocabulary.")
             return policy, DynamicMasker(vocabulary, policy, seed=FLAGS.random_seed)
         if changed:
             raise ValueError(
@@ -388,7 +437,7 @@ def _train(trainer, config, files, masker, resumed):
         runtime_flags.write_json(
             "final_metrics.json", {"step": int(trainer.global_step.numpy()), **metrics}
         )
-        print("Final:", ", ".join(f"{k} {v:.4g}" for k, v in metrics.items()))
+        print("Final:", _shown(metrics.items()))
 
 
 def _evaluate(trainer, eval_files, masker):
@@ -414,7 +463,14 @@ def _evaluate(trainer, eval_files, masker):
         with atomic_open(os.path.join(FLAGS.output_dir, "eval_results.txt")) as f:
             f.write("".join(f"{k} = {v}\n" for k, v in sorted(results.items())))
         runtime_flags.write_json("eval_results.json", results)
-    print("Eval:", ", ".join(f"{k} {v:.4g}" for k, v in sorted(results.items())))
+    print("Eval:", _shown(sorted(results.items())))
+
+
+def _shown(items):
+    """Metrics as printed: accuracies in percent with 2 decimals (the JSON files keep
+    fractions), the rest to 4 significant digits."""
+    return ", ".join(f"{k} {100 * v:.2f}%" if k.endswith("accuracy") else f"{k} {v:.4g}"
+                     for k, v in items)
 
 
 if __name__ == "__main__":

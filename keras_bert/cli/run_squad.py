@@ -64,6 +64,7 @@ def main(argv):
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
     logging.set_verbosity(logging.WARNING)  # TF's per-checkpoint INFO lines
     _check_flags()
+    finetuning_flags.check_paths(input_files=["train_file", "predict_file"])
     task = _task()
     strategy = finetuning_flags.strategy()  # before TensorFlow's devices: it splits the CPU
     config = finetuning_flags.finetune_config()
@@ -174,12 +175,12 @@ def _distilled_labels(teacher, data):
 def _write_predictions(task, model, data):
     """Predicts --predict_file: writes predictions.json, nbest_predictions.json (and
     null_odds.json for v2.0), and eval_results.json when the file has answers."""
-    predictions = task.predict(model, data, FLAGS.eval_batch_size, finetuning_flags.progress())
+    predictions = finetuning_flags.predict(task, model, data, FLAGS.predict_file)
     task.write_predictions(FLAGS.output_dir, data, predictions)
     results = task.score(data, predictions)
     if results is not None:
         results["num_questions"] = len(data.examples)
-        finetuning_flags.write_eval_results(results)
+        finetuning_flags.write_eval_results(results, task)
     else:
         print(f"{FLAGS.predict_file} has no answers: wrote predictions only.")
 

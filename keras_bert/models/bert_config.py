@@ -192,6 +192,12 @@ class BertConfig:
                 f"BERT config file {path!r} does not exist. Pass the bert_config.json that "
                 "came with the checkpoint."
             ) from None
+        except IsADirectoryError:
+            hint = (f"pass {os.path.join(path, 'bert_config.json')}"
+                    if os.path.isfile(os.path.join(path, "bert_config.json"))
+                    else "pass the bert_config.json that came with the checkpoint")
+            raise IsADirectoryError(
+                f"BERT config file {path!r} is a folder, not a file: {hint}.") from None
         except json.JSONDecodeError as e:
             raise ValueError(f"BERT config file {path!r} is not valid JSON: {e}.") from None
         except UnicodeDecodeError as e:

@@ -125,6 +125,11 @@ class QuestionAnsweringTask(Task):
             version_2_with_negative=self.version_2_with_negative,
         )
 
+    def percent_scores(self, results):
+        """The official scores, percent already (v2.0's breakdown included, not its thresholds)."""
+        return {name: value for name, value in results.items()
+                if name.endswith(("exact_match", "exact", "f1"))}
+
     def write_predictions(self, output_dir, data, predictions):
         """predictions.json, nbest_predictions.json (and null_odds.json for v2.0)."""
         import json

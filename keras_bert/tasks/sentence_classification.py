@@ -106,6 +106,10 @@ class SentenceClassificationTask(Task):
             keras.losses.SparseCategoricalCrossentropy(from_logits=True)(gold, logits))
         return results
 
+    def percent_scores(self, results):
+        """`score`'s fractions (accuracy, F1, Matthews correlation) times 100."""
+        return {name: 100.0 * results[name] for name in self.layout.metrics if name in results}
+
     def write_predictions(self, output_dir, data, predictions):
         """eval_predictions.tsv: source line, label, prediction, probabilities."""
         from keras_bert.atomic_files import atomic_open

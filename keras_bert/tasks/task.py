@@ -90,13 +90,15 @@ class Task:
         raise NotImplementedError
 
     # === Prediction and scoring ===
-    def outputs(self, model, data, batch_size=64, verbose=0):
-        """The model's raw outputs on `data`'s rows (numpy)."""
-        return model.predict(data.inputs, batch_size=batch_size, verbose=verbose)
+    def outputs(self, model, data, batch_size=64, verbose=0, callbacks=None):
+        """The model's raw outputs on `data`'s rows (numpy). `verbose`, `callbacks`:
+        `model.predict`'s."""
+        return model.predict(data.inputs, batch_size=batch_size, verbose=verbose,
+                             callbacks=callbacks)
 
-    def predict(self, model, data, batch_size=64, verbose=0):
+    def predict(self, model, data, batch_size=64, verbose=0, callbacks=None):
         """The task's predictions for `data`'s examples, decoded (answers, labels, tags)."""
-        return self.decode(data, self.outputs(model, data, batch_size, verbose))
+        return self.decode(data, self.outputs(model, data, batch_size, verbose, callbacks))
 
     def decode(self, data, outputs):
         """Decodes the model's `outputs` on `data` into the task's predictions."""
@@ -109,6 +111,13 @@ class Task:
     def evaluate(self, model, data, batch_size=64):
         """`score(data, predict(model, data))` without what does not pick a checkpoint."""
         return self.score(data, self.predict(model, data, batch_size)) or {}
+
+    def percent_scores(self, results):
+        """The scores in `results` (what `score` returned) in percent, the unit the official
+        scripts print (SQuAD's, conlleval) and GLUE's leaderboard shows: `{name: percent}`,
+        without losses, counts or thresholds. A task that does not say: none (its scores are
+        printed as they are)."""
+        return {}
 
     def write_predictions(self, output_dir, data, predictions):
         """Writes the prediction files of google-research/bert's tools into `output_dir`

@@ -92,6 +92,11 @@ class TokenClassificationTask(Task):
         results = super().evaluate(model, data, batch_size)
         return {k: v for k, v in results.items() if k != "per_type"}
 
+    def percent_scores(self, results):
+        """conlleval's scores, percent already."""
+        return {name: results[name] for name in ("f1", "precision", "recall", "accuracy")
+                if name in results}
+
     def write_predictions(self, output_dir, data, predictions, split="valid"):
         """`{split}_predictions.txt`: `word gold predicted` lines (conlleval's input)."""
         from keras_bert.atomic_files import atomic_open

@@ -41,6 +41,8 @@ class Finetuner:
         monitor: str, the metric to maximise. Required with `evaluate_fn`.
         eval_every_steps: optional int; defaults to evaluating at the end only.
         is_chief: bool, whether this process writes files (multi-worker: one does).
+        percent_scores: optional callable `metrics -> {name: percent}` (a task's
+            `percent_scores`): the monitor is printed in percent, 2 decimals. Default: as is.
     """
 
     def __init__(
@@ -53,6 +55,7 @@ class Finetuner:
         monitor=None,
         eval_every_steps=None,
         is_chief=True,
+        percent_scores=None,
     ):
         if num_train_steps < 1:
             raise ValueError(f"num_train_steps must be >= 1, got {num_train_steps}.")
@@ -66,6 +69,7 @@ class Finetuner:
         self.monitor = monitor
         self.eval_every_steps = eval_every_steps
         self.is_chief = is_chief
+        self.percent_scores = percent_scores
         self.checkpoints_dir = run_folder.training_checkpoints_dir(output_dir)
         self.history_path = os.path.join(output_dir, "eval_history.jsonl")
         self._generator_state = None  # PyTorch's, set at the first step of a resumed run
@@ -177,10 +181,17 @@ class Finetuner:
         if improved:
             self._save_best(metrics)
         print(
-            f"step {metrics['step']}: {self.monitor} {metrics[self.monitor]:.4g}"
-            + (" (best so far, saved)" if improved else f" (best {best[self.monitor]:.4g})")
+            f"step {metrics['step']}: {self.monitor} {self._shown(metrics)}"
+            + (" (best so far, saved)" if improved else f" (best {self._shown(best)})")
         )
         return metrics
+
+    def _shown(self, metrics):
+        """The monitor's value as printed: percent with 2 decimals when the task says which."""
+        percent = self.percent_scores(metrics) if self.percent_scores else {}
+        if self.monitor in percent:
+            return f"{percent[self.monitor]:.2f}%"
+        return f"{metrics[self.monitor]:.4g}"
 
     def _save_best(self, metrics):
         if not self.is_chief:

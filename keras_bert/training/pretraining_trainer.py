@@ -14,6 +14,7 @@ from keras_bert.training.tf_distribute import per_replica_batch_size
 from keras_bert.training.pretraining_loss import PretrainingSums
 from keras_bert.training.pretraining_loss import pretraining_metrics
 from keras_bert.training.pretraining_loss import pretraining_sums
+from keras_bert.training.progress import progress_bar
 from keras_bert.training.random_states import random_states
 
 
@@ -331,10 +332,10 @@ class PretrainingTrainer:
         shown = ("loss", "mlm_accuracy", "nsp_accuracy", "tokens_per_s", "lr")
         if self.budget is not None:  # the bar counts per mille of the budget
             shown = ("step",) + shown
-        bar = keras.utils.Progbar(
+        bar = progress_bar(  # Keras's bar on a terminal, plain lines in a log
             1000 if self.budget else num_train_steps,
             stateful_metrics=shown,
-            verbose=1 if (self.verbose and self.chief) else 0,
+            verbose=bool(self.verbose and self.chief),
             unit_name="\u2030 of budget" if self.budget else "step",
         )
         bar.update(self._bar_position(step))

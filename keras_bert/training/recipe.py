@@ -242,7 +242,7 @@ def finetune(task, config, train_file=None, eval_file=None, *, train_data=None, 
         model, config.output_dir, steps, min(config.iterations_per_loop, steps_per_epoch),
         evaluate_fn=evaluate_fn, monitor=task.monitor if evaluate_fn else None,
         eval_every_steps=config.eval_every_steps or steps_per_epoch,
-        is_chief=_is_chief(strategy),
+        is_chief=_is_chief(strategy), percent_scores=task.percent_scores,
     )
     log(f"Training {bert_config.num_hidden_layers}x{bert_config.hidden_size} BERT on {task.name} for "
         f"{steps} steps ({train_data.num_rows} "

@@ -19,6 +19,9 @@ from keras_bert.cli.common import runtime_flags
 from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
+# The flags defined here are the key flags of the tool that calls `define_flags`: its
+# `--help` lists them with its own.
+flags.disclaim_key_flags()
 
 
 def define_model_flags():
@@ -58,13 +61,41 @@ def define_flags():
     )
 
 
-def progress():
-    """Keras `verbose` for long predictions: a progress bar on a terminal, quiet in logs."""
-    return "auto" if sys.stdout.isatty() else 0
+def predict(task, model, data, what):
+    """`task.predict` over `data` (`what`: its name, for the lines printed) at
+    --eval_batch_size, with progress: Keras's bar on a terminal; in a log, a plain line when it
+    starts, every 30 s and at the end."""
+    import math
+
+    from keras_bert.training import progress
+
+    batches = math.ceil(data.num_rows / FLAGS.eval_batch_size)
+    print(f"Predicting {what}: {len(data.examples)} examples, {data.num_rows} rows, "
+          f"{batches} batch{'' if batches == 1 else 'es'}...", flush=True)
+    return task.predict(model, data, FLAGS.eval_batch_size,
+                        verbose=1 if progress.on_terminal() else 0,
+                        callbacks=progress.prediction_callbacks(batches))
 
 
 # The library's ValueError / FileNotFoundError as a one-line usage error naming the flags.
 usage_errors = usage.library_errors
+
+
+def check_paths(input_files=(), input_dirs=()):
+    """Checks the file and folder flags before any work: --output_dir can be written, the model
+    flags that name files (and `input_files`, flag names) are not folders, --init_checkpoint
+    exists, the `input_dirs` flags are folders. Each failure is a one-line usage error."""
+    from keras_bert.cli.common import path_flags
+
+    if "output_dir" in FLAGS:
+        path_flags.check_output_dir("output_dir", FLAGS.output_dir)
+    path_flags.check_checkpoint("init_checkpoint", FLAGS.init_checkpoint)
+    expected = {"bert_config_file": "bert_config.json", "vocab_file": "vocab.txt"}
+    for name in (*expected, *input_files):
+        if name in FLAGS:
+            path_flags.check_input_file(name, FLAGS[name].value, expected.get(name))
+    for name in input_dirs:
+        path_flags.check_input_dir(name, FLAGS[name].value)
 
 
 def finetune_config():
@@ -136,7 +167,7 @@ def _bert_config(config, max_seq_length):
 
     try:
         return load_bert_config(config, max_seq_length)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, IsADirectoryError) as e:
         raise usage.flag_error(e) from None
     except ValueError as e:
         if "No model config" in str(e):
@@ -198,11 +229,15 @@ def evaluation_model(task, config, strategy):
     return model
 
 
-def write_eval_results(results, name="eval_results.json"):
-    """Writes `results` to --output_dir/`name` (keys sorted) and prints its scores."""
+def write_eval_results(results, task, name="eval_results.json"):
+    """Writes `results` to --output_dir/`name` (keys sorted, the task's own units: fractions
+    for GLUE, percent for SQuAD and conlleval) and prints its scores in percent, 2 decimals, as
+    the official scripts do (then the other numbers: losses, thresholds)."""
     path = runtime_flags.write_json(name, results, sort_keys=True)
-    print(f"Wrote {path}:", ", ".join(f"{k} {v:.4g}" for k, v in results.items()
-                                      if isinstance(v, float)))
+    percent = task.percent_scores(results)
+    shown = [f"{k} {v:.2f}%" for k, v in percent.items()] + [
+        f"{k} {v:.4g}" for k, v in results.items() if isinstance(v, float) and k not in percent]
+    print(f"Wrote {path}:", ", ".join(shown))
     return path
 
 

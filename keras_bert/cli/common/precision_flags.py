@@ -7,6 +7,9 @@ from absl import flags
 from keras_bert.training.precision import DTYPE_POLICIES
 
 FLAGS = flags.FLAGS
+# The flags defined here are the key flags of the tool that calls `define_flags`: its
+# `--help` lists them with its own.
+flags.disclaim_key_flags()
 
 
 def define_flags():

@@ -19,6 +19,10 @@ def load_pretrainer(init_checkpoint, vocab_file=None):
     from keras_bert.models.bert_encoder import BertEncoder
     from keras_bert.models.bert_pretrainer import BertPretrainer
 
+    from keras_bert.cli.common import path_flags
+
+    path_flags.check_checkpoint("init_checkpoint", init_checkpoint)
+    path_flags.check_input_file("vocab_file", vocab_file, VOCAB_FILE)
     try:
         config = model_config(init_checkpoint)
     except FileNotFoundError as e:

@@ -16,6 +16,9 @@ from keras_bert.atomic_files import atomic_open
 from keras_bert.cli.common import usage
 
 FLAGS = flags.FLAGS
+# The flags defined here are the key flags of the tool that calls `define_flags`: its
+# `--help` lists them with its own.
+flags.disclaim_key_flags()
 
 
 def define_flags(strategies, random_seed, seeded):

@@ -3,8 +3,8 @@
 absl answers an `app.UsageError` by printing the program's docstring and every flag of its
 module before the one line that says what is wrong; a user reads the last line of a screenful.
 Here the error is the output: `<program>: <message>` and where the help is, on stderr, with
-absl's exit status (1 unless the error sets another). `--help` and flag-parsing errors are
-absl's own, unchanged.
+absl's exit status (1 unless the error sets another). `--help` is absl's, but exits 0 (absl
+exits 1 after printing it); flag-parsing errors are absl's own, unchanged.
 
 Library code names its arguments in its errors (`` `max_seq_length` ``, `init_checkpoint=...`),
 not flags: it is called from Python too. `flag_error` turns such an error into a usage error
@@ -31,10 +31,11 @@ _DISK_FULL_TEXT = ("No space left on device", "File too large", "Disk quota exce
 
 
 def run(main):
-    """Runs `main(argv)` under `app.run`; an `app.UsageError` or a full disk is one line."""
+    """Runs `main(argv)` under `app.run`; an `app.UsageError` or a full disk is one line, and
+    `--help` exits 0."""
 
     def one_line_errors(argv):
-        program = os.path.basename(sys.argv[0])
+        program = program_name()
         try:
             return main(argv)
         except app.UsageError as error:
@@ -48,7 +49,42 @@ def run(main):
             sys.stderr.flush()
             sys.exit(1)
 
-    app.run(one_line_errors)
+    app.run(one_line_errors, flags_parser=_parse_flags)
+
+
+def program_name():
+    """The name errors start with: the script's file name, or for `python -m package.cli` (a
+    file named `cli.py` or `__main__.py`, which says little) the module's dotted name."""
+    name = os.path.basename(sys.argv[0])
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if name in ("cli.py", "__main__.py") and spec is not None and spec.name:
+        return spec.name.removesuffix(".__main__")
+    return name
+
+
+# absl's help flags print the help, then exit with status 1 as if the command had failed.
+_HELP_FLAGS = ("help", "helpshort", "helpfull", "helpxml")
+
+
+def _parse_flags(argv):
+    """absl's parsing, with the help it was asked for ending in exit status 0."""
+    from absl import flags
+
+    for name in _HELP_FLAGS:
+        if name in flags.FLAGS:
+            flag = flags.FLAGS[name]
+            flag.parse = _exits_zero(flag.parse)
+    return app.parse_flags_with_usage(argv)
+
+
+def _exits_zero(parse):
+    def parse_help(argument):
+        try:
+            parse(argument)
+        except SystemExit as done:  # the help was printed
+            raise SystemExit(0) from done.__cause__
+
+    return parse_help
 
 
 def flag_names(message, aliases=None):
@@ -80,11 +116,11 @@ def flag_error(error, aliases=None):
 
 @contextlib.contextmanager
 def library_errors(aliases=None):
-    """Turns a library `ValueError` / `FileNotFoundError` raised in the block into a one-line
-    usage error that names the flags (`flag_error`)."""
+    """Turns a library `ValueError` / `FileNotFoundError` / `IsADirectoryError` raised in the
+    block into a one-line usage error that names the flags (`flag_error`)."""
     try:
         yield
-    except (ValueError, FileNotFoundError) as e:
+    except (ValueError, FileNotFoundError, IsADirectoryError) as e:
         raise flag_error(e, aliases) from None
 
 

@@ -1,5 +1,7 @@
 """`tf.data` input pipeline over pretraining TFRecords, per input pipeline for tf.distribute."""
 
+import os
+
 import tensorflow as tf
 
 from keras_bert.api_export import keras_bert_export
@@ -17,6 +19,10 @@ def expand_input_files(input_file):
         matched = sorted(tf.io.gfile.glob(pattern))
         if not matched:
             raise FileNotFoundError(f"`input_file`: no file matches {pattern!r}.")
+        folders = [path for path in matched if tf.io.gfile.isdir(path)]
+        if folders:
+            raise ValueError(f"`input_file` {folders[0]} is a folder, not a file: pass the files "
+                             f"in it (a pattern such as {os.path.join(folders[0], '*')}).")
         files.extend(matched)
     return files
 

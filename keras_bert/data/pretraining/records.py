@@ -152,6 +152,22 @@ def check_pretraining_records(paths, max_seq_length, max_predictions_per_seq):
     return all(kinds.values())
 
 
+def max_token_id(paths, records_per_file=100):
+    """The largest token id in the first `records_per_file` records of each file (`input_ids`
+    and `masked_lm_ids`), and the file that holds it: `(id, path)`. A cheap look at what
+    vocabulary the records were made with, before a model with a smaller one trains on them
+    (an id past its embeddings fails deep in the training step, or on a GPU is not noticed)."""
+    largest, where = -1, None
+    for path in paths:
+        for record in tf.data.TFRecordDataset(path).take(records_per_file):
+            found = tf.train.Example.FromString(record.numpy()).features.feature
+            ids = [max(found[name].int64_list.value, default=-1)
+                   for name in ("input_ids", "masked_lm_ids") if name in found]
+            if max(ids, default=-1) > largest:
+                largest, where = max(ids), path
+    return largest, where
+
+
 def parse_pretraining_batch(serialized, max_seq_length, max_predictions_per_seq,
                             next_sentence=True):
     """Parses a batch of records into int32 model inputs and labels (int64 on disk).

@@ -66,7 +66,8 @@ def test_success_help_and_flag_errors_are_absls(tmp_path):
     ok = run_program(tmp_path)
     assert ok.returncode == 0 and ok.stdout == "ran\n"
     helped = run_program(tmp_path, "--help")
-    # absl's --help: the docstring and the flags (absl exits with 1 after it).
+    # absl's --help: the docstring and the flags, and exit status 0 (absl's own is 1).
+    assert helped.returncode == 0, helped.stderr
     assert "A long docstring" in helped.stdout + helped.stderr
     assert "whose help" in helped.stdout + helped.stderr
     unknown = run_program(tmp_path, "--nme=x")
