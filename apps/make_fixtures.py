@@ -32,10 +32,11 @@ from keras_bert.atomic_files import atomic_open
 from keras_bert.data.tasks.squad_examples import split_on_whitespace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# What apps/models ships besides its card: the model, its vocabulary and the float parent's
-# logits (export's int8 checks); all listed in apps/models/SHA256SUMS.
+# What apps/models ships besides its card: the models, their vocabulary, the float parent's
+# logits (export's int8 checks) and the sentence embedder (python -m tools.export_embedder);
+# all listed in apps/models/SHA256SUMS.
 SHIPPED_MODEL_FILES = ("squad_minilm_dynamic_int8.tflite", "squad_minilm_int8.tflite", "vocab.txt",
-                       "squad_minilm_int8.parent.npz")
+                       "squad_minilm_int8.parent.npz", "minilm_embedder_dynamic_int8.tflite")
 ARTICLES = ("Rhine", "Chloroplast", "Prime_number", "Scottish_Parliament",
             "French_and_Indian_War", "Force")
 QUESTIONS_PER_PASSAGE = 3

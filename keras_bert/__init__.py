@@ -26,6 +26,7 @@ _import_all = lazy_exports(
         "BertFeatureExtractor": "keras_bert.models.bert_feature_extractor",
         "BertPretrainer": "keras_bert.models.bert_pretrainer",
         "BertQuestionAnswerer": "keras_bert.models.bert_question_answerer",
+        "BertSentenceEmbedder": "keras_bert.models.bert_sentence_embedder",
         "BertTokenClassifier": "keras_bert.models.bert_token_classifier",
         "select_layers": "keras_bert.models.layer_selection",
         "QuestionAnsweringPipeline": "keras_bert.pipelines.question_answering_pipeline",
@@ -37,7 +38,8 @@ _import_all = lazy_exports(
         "write_vocabulary": "keras_bert.tokenization.vocab",
     },
     submodules=(
-        "analysis", "checkpoints", "data", "layers", "metrics", "pipelines", "tasks", "training",
+        "analysis", "checkpoints", "data", "layers", "metrics", "pipelines", "retrieval", "tasks",
+        "training",
     ),
     # TensorFlow-only: a one-line install hint on use where TensorFlow is missing.
     tensorflow_symbols={

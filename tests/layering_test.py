@@ -52,6 +52,12 @@ ALLOWED = {
         "keras_bert.checkpoints", "keras_bert.data", "keras_bert.models", "keras_bert.pipelines",
         "keras_bert.tasks", "keras_bert.tensorflow_extra", "keras_bert.tokenization",
     },
+    # Retrieval (a document -> the passages to read) runs where the reader runs: NumPy, the
+    # reference tokenizer and LiteRT, never Keras or TensorFlow (the embedder is a .tflite).
+    "keras_bert/retrieval": {
+        "numpy", "ai_edge_litert", "keras_bert.api_export", "keras_bert.atomic_files",
+        "keras_bert.integrity", "keras_bert.retrieval", "keras_bert.tokenization",
+    },
     # Studies of trained models: no training loop and no command line.
     "keras_bert/analysis": {
         "keras", "numpy", "matplotlib", "keras_bert.analysis", "keras_bert.api_export",

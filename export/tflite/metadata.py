@@ -20,6 +20,9 @@ from keras_bert.export.tflite import metadata_schema as schema
 
 INPUT_NAMES = ("ids", "mask", "segment_ids")
 QA_OUTPUT_NAMES = ("end_logits", "start_logits")
+# A sentence embedder's one output (`keras_bert.BertSentenceEmbedder`): float32 `[1, hidden]`,
+# the Task Library TextEmbedder's kind of model.
+EMBEDDING_OUTPUT_NAME = "embedding"
 # The Task Library's BertQuestionAnswerer hard-codes these (kMaxSeqLen, batch 1) and aborts on
 # any other tensor size.
 QA_SEQUENCE_LENGTH = 384
@@ -39,6 +42,8 @@ _DESCRIPTIONS = {
     "start_logits": "Per-token score of the answer starting at that token.",
     "end_logits": "Per-token score of the answer ending at that token.",
     "logits": "Per-class scores (logits, before softmax).",
+    "embedding": "The text's embedding: mean of the last layer over real tokens, L2-normalized "
+                 "(cosine = dot product).",
 }
 
 
@@ -189,10 +194,17 @@ def _check_contract(inputs, outputs, labels):
                     f"BertQuestionAnswerer needs [1, {QA_SEQUENCE_LENGTH}] (its fixed "
                     f"sequence length). Export with sequence_length={QA_SEQUENCE_LENGTH}."
                 )
+    elif output_names == [EMBEDDING_OUTPUT_NAME]:
+        if labels is not None:
+            raise ValueError("A sentence embedder has no classes: drop `labels`.")
+        shape = _shape(outputs[0][1])
+        if outputs[0][1].type != tflite_schema.TensorType.FLOAT32 or len(shape) != 2:
+            raise ValueError(f"'embedding' is {shape}; expected float32 [1, hidden].")
     elif output_names != ["logits"]:
         raise ValueError(
             f"The model's outputs are {output_names}; expected {list(QA_OUTPUT_NAMES)} "
-            "(question answering) or ['logits'] (classifier, token classifier)."
+            "(question answering), ['logits'] (classifier, token classifier) or "
+            "['embedding'] (sentence embedder)."
         )
     elif len(_shape(outputs[0][1])) == 3 and _shape(outputs[0][1])[1] != seq:
         raise ValueError(f"Token logits {_shape(outputs[0][1])} do not match inputs [1, {seq}].")

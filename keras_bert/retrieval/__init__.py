@@ -1,0 +1,16 @@
+"""keras_bert.retrieval: a long document -> the passages a question is most likely answered in.
+
+NumPy and plain Python: nothing here needs TensorFlow or Keras at query time. A document is cut
+into overlapping passages on sentence boundaries (`PassageSplitter`), then ranked against a
+question by an embedder's cosine (`DenseRanker`, passages embedded once per document and
+cached) or lexically (`Bm25Ranker`).
+"""
+
+from keras_bert.retrieval.bm25_ranker import Bm25Ranker
+from keras_bert.retrieval.bm25_ranker import word_tokens
+from keras_bert.retrieval.dense_ranker import DenseRanker
+from keras_bert.retrieval.embedding_cache import EmbeddingCache
+from keras_bert.retrieval.passage import Passage
+from keras_bert.retrieval.passage_splitter import PassageSplitter
+from keras_bert.retrieval.sentence_splitter import split_sentences
+from keras_bert.retrieval.tflite_embedder import TfliteEmbedder
