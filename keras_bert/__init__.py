@@ -30,6 +30,8 @@ _import_all = lazy_exports(
         "BertTokenClassifier": "keras_bert.models.bert_token_classifier",
         "select_layers": "keras_bert.models.layer_selection",
         "QuestionAnsweringPipeline": "keras_bert.pipelines.question_answering_pipeline",
+        "DocumentQuestionAnsweringPipeline": (
+            "keras_bert.pipelines.document_question_answering_pipeline"),
         "encode_texts": "keras_bert.tokenization.packing",
         "pack_segments": "keras_bert.tokenization.packing",
         "ReferenceTokenizer": "keras_bert.tokenization.reference_tokenizer",

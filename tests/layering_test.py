@@ -51,6 +51,8 @@ ALLOWED = {
         "numpy", "ai_edge_litert", "keras_bert.api_export", "keras_bert.integrity",
         "keras_bert.checkpoints", "keras_bert.data", "keras_bert.models", "keras_bert.pipelines",
         "keras_bert.tasks", "keras_bert.tensorflow_extra", "keras_bert.tokenization",
+        # Retrieve-then-read: passages and rankers from the layer below.
+        "keras_bert.retrieval",
     },
     # Retrieval (a document -> the passages to read) runs where the reader runs: NumPy, the
     # reference tokenizer and LiteRT, never Keras or TensorFlow (the embedder is a .tflite).

@@ -2,3 +2,4 @@
 
 from keras_bert.pipelines.question_answering_pipeline import QaInputError
 from keras_bert.pipelines.question_answering_pipeline import QuestionAnsweringPipeline
+from keras_bert.pipelines.document_question_answering_pipeline import DocumentQuestionAnsweringPipeline
