@@ -38,4 +38,5 @@ def register_source_export():
     if not (folder / "__init__.py").is_file():
         return
     if not any(isinstance(f, _SourceExportFinder) for f in sys.meta_path):
-        sys.meta_path.append(_SourceExportFinder(folder))
+        # First: an editable install of another checkout must not map this one's name.
+        sys.meta_path.insert(0, _SourceExportFinder(folder))
