@@ -438,6 +438,24 @@ def first_party_imports(path, root):
                 label = _module_label(root, f"{module}.{alias.name}") or _module_label(root, module)
                 if label:
                     labels.add(label)
+        elif _is_lazy_package(node):
+            # `lazy_exports(globals(), symbols={...}, submodules=(...), tensorflow_symbols={...})`
+            # imports those modules on first use: dependencies too.
+            package = ".".join(package_parts) if path.name == "__init__.py" else None
+            for keyword in node.keywords:
+                if keyword.arg in ("symbols", "tensorflow_symbols") and isinstance(
+                        keyword.value, ast.Dict):
+                    names = [v.value for v in keyword.value.values
+                             if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+                elif keyword.arg == "submodules" and isinstance(keyword.value, ast.Tuple) and package:
+                    names = [f"{package}.{e.value}" for e in keyword.value.elts
+                             if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+                else:
+                    continue
+                for name in names:
+                    label = _module_label(root, name)
+                    if label:
+                        labels.add(label)
         elif _is_lazy_export(node):
             # `export_tensorflow_symbols(globals(), {"Name": "keras_bert.x.y", ...})` imports
             # those modules (where TensorFlow is installed): they are dependencies too.
@@ -447,6 +465,10 @@ def first_party_imports(path, root):
                     if label:
                         labels.add(label)
     return labels
+
+
+def _is_lazy_package(node):
+    return isinstance(node, ast.Call) and getattr(node.func, "id", None) == "lazy_exports"
 
 
 def _is_lazy_export(node):
