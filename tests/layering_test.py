@@ -219,4 +219,6 @@ def test_nothing_imports_export_by_its_folder_name():
 def test_keras_bert_export_is_the_export_folder():
     import keras_bert.export
 
-    assert pathlib.Path(keras_bert.export.__file__) == ROOT / "export" / "__init__.py"
+    # resolve(): under Bazel both are links into the runfiles tree.
+    assert (pathlib.Path(keras_bert.export.__file__).resolve()
+            == (ROOT / "export" / "__init__.py").resolve())
