@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 29: the downstream proof of a pretrained float16 HF folder (PROOF_INIT, default
-# models/budget_mini_2h, the 2-hour budget-recipe mini) against random init of its
+# models/budget_mini_2h, the 2-hour budget-recipe mini; its weights: models/README.md) against random init of its
 # shape. Re-running continues: finished runs are read.
 # TASKS (default conll,sst2,mrpc,squad). SQuAD uses 128-token windows (stride 64): pretraining
 # saw 128 positions only. SST-2 runs each arm at its own rate, the grid's best on a held-out
