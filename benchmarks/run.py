@@ -22,7 +22,8 @@ from absl import app, flags
 
 from benchmarks.workers import set_threads
 
-SUITES = ("pretrain", "finetune", "precision", "inference", "tflite", "startup", "memory")
+SUITES = ("pretrain", "finetune", "precision", "inference", "tflite", "startup", "memory",
+          "document_qa")
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("suite", ["pretrain"], f"Suites to run, from {SUITES}.")

@@ -43,10 +43,12 @@ import time
 
 import numpy as np
 
+from keras_bert.retrieval.rank_fusion import RRF_K
+from keras_bert.retrieval.rank_fusion import reciprocal_rank_fusion
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SQUAD = os.path.join(ROOT, "..", "shared", "data", "squad", "dev-v1.1.json.gz")
 KS = (1, 3, 5)
-RRF_K = 60
 PARAGRAPH_SEPARATOR = "\n\n"
 
 
@@ -83,15 +85,6 @@ def first_hit(order, hits):
         if hits[unit]:
             return rank
     return None
-
-
-def reciprocal_rank_fusion(*orders, k=RRF_K):
-    """Units ordered by the sum over rankings of `1 / (k + rank)` (ranks 1-based); ties: the
-    earlier unit first."""
-    scores = np.zeros(len(orders[0]))
-    for order in orders:
-        scores[np.asarray(order)] += 1.0 / (k + np.arange(1, len(order) + 1))
-    return np.argsort(-scores, kind="stable")
 
 
 def recall(ranks, count):

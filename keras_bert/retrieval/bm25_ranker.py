@@ -82,6 +82,14 @@ class Bm25Ranker:
             scores[rows] += self.idf(term) * tf * (self.k1 + 1.0) / (tf + self._length_norm[rows])
         return scores
 
+    def score_bound(self, query):
+        """The least upper bound of any passage's score for `query`: each term's
+        `idf * (k1 + 1)` (its limit as `tf` grows), summed over the query's terms as `scores`
+        counts them. `scores(query) / score_bound(query)` lies in [0, 1) and, unlike the raw
+        score, compares across documents: a question about another document leaves most of
+        its bound unmatched (terms the passages lack have the highest idf)."""
+        return sum(self.idf(term) * (self.k1 + 1.0) for term in word_tokens(query))
+
     def rank(self, query, top_k=None):
         """Passage indices, best first (ties: the earlier passage first); the first `top_k`."""
         order = np.argsort(-self.scores(query), kind="stable")

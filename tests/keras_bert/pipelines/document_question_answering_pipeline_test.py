@@ -57,7 +57,8 @@ def test_late_paragraph_questions_are_answered_from_the_whole_article(article, b
             scores.append(max(f1_score(answer["answer"], gold) for gold in golds))
     finally:
         bm25_pipeline.reader.runner = counter.runner
-    passages, ranker = bm25_pipeline.split(document)
+    entry = bm25_pipeline.split(document)
+    passages, ranker = entry.passages, entry.bm25
     assert len(passages) > 10  # a whole article, not one window
     # One passage of <= 254 tokens fits one window beside the question: one window a question.
     assert counter.windows == len(late)
@@ -75,7 +76,8 @@ def test_the_embedder_ranks_too(article):
     qa = keras_bert.DocumentQuestionAnsweringPipeline.from_pretrained(
         READER, embedder_path=EMBEDDER, num_threads=2)
     assert qa.ranker == "dense"
-    passages, ranker = qa.split(document)
+    entry = qa.split(document)
+    passages, ranker = entry.passages, entry.dense
     # Measured here on these 56 questions: a gold answer in the top 3 for 51 (BM25: 52), and
     # F1 35.2 reading the top passage (BM25: 52.9; its recall@1 is higher, docs/retrieval.md).
     hits = [any(any(gold in passages[int(i)].text for gold in golds)

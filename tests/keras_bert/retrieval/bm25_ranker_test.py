@@ -84,3 +84,16 @@ def test_bad_arguments_are_named():
         Bm25Ranker("a single passage")
     with pytest.raises(ValueError, match="0 <= b <= 1"):
         Bm25Ranker(["a"], b=1.5)
+
+
+def test_score_bound_is_the_limit_of_a_passage_made_of_the_query():
+    ranker = Bm25Ranker(PASSAGES, k1=1.2, b=0.75)
+    # "cat dog zebra": idf ln(1.6) twice (df 2), and "zebra" (df 0) ln(1 + 3.5 / 0.5) = ln(8).
+    assert ranker.score_bound("cat dog zebra") == pytest.approx(
+        2.2 * (2 * math.log(1.6) + math.log(8)), rel=1e-12)
+    # No passage reaches it, and a passage repeating the query's terms approaches it.
+    for query in ["the cat", "dog barks", "the the ran", "zebra"]:
+        assert np.all(ranker.scores(query) < ranker.score_bound(query))
+    long = Bm25Ranker(["cat " * 100000, "dog"], k1=1.2, b=0.0)
+    assert long.scores("cat")[0] / long.score_bound("cat") == pytest.approx(1.0, abs=1e-4)
+    assert ranker.score_bound("") == 0
