@@ -33,10 +33,12 @@ from keras_bert.data.tasks.squad_examples import split_on_whitespace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What apps/models ships besides its card: the models, their vocabulary, the float parent's
-# logits (export's int8 checks) and the sentence embedder (python -m tools.export_embedder);
-# all listed in apps/models/SHA256SUMS.
+# logits (export's int8 checks), the sentence embedder (python -m tools.export_embedder) and the
+# answer calibrators (python -m experiments.document_qa_benchmark); all listed in
+# apps/models/SHA256SUMS.
 SHIPPED_MODEL_FILES = ("squad_minilm_dynamic_int8.tflite", "squad_minilm_int8.tflite", "vocab.txt",
-                       "squad_minilm_int8.parent.npz", "minilm_embedder_dynamic_int8.tflite")
+                       "squad_minilm_int8.parent.npz", "minilm_embedder_dynamic_int8.tflite",
+                       "answer_calibrator.json", "answer_calibrator_bm25.json")
 ARTICLES = ("Rhine", "Chloroplast", "Prime_number", "Scottish_Parliament",
             "French_and_Indian_War", "Force")
 QUESTIONS_PER_PASSAGE = 3

@@ -12,7 +12,8 @@ from keras_bert.pipelines.question_answering_pipeline import QaInputError
 from keras_bert.pipelines.question_answering_pipeline import QuestionAnsweringPipeline
 
 RANKERS = ("bm25", "dense", "rrf")
-CALIBRATOR_FILE = "answer_calibrator.json"
+CALIBRATOR_FILE = "answer_calibrator.json"  # uses the embedder's cosine
+BM25_CALIBRATOR_FILE = "answer_calibrator_bm25.json"  # for a pipeline without the embedder
 
 
 @keras_bert_export("keras_bert.DocumentQuestionAnsweringPipeline")
@@ -90,10 +91,11 @@ class DocumentQuestionAnsweringPipeline:
                         num_threads=None, **kwargs):
         """A pipeline on the reader at `reader_path` (anything
         `QuestionAnsweringPipeline.from_pretrained` takes), the embedder `.tflite` at
-        `embedder_path` (if any), and the calibrator JSON at `calibrator_path` (default: the
-        `answer_calibrator.json` beside a `.tflite` reader, if there is one). With no
-        embedder, a calibrator that needs the cosine is not loaded and the pipeline ranks
-        with BM25 and merges logits, never abstaining."""
+        `embedder_path` (if any), and the calibrator JSON at `calibrator_path`. Default
+        calibrator: beside a `.tflite` reader, `answer_calibrator.json` (BM25 + embedder
+        fusion, the cosine among its features) with an embedder, `answer_calibrator_bm25.json`
+        (BM25 only) without one, as apps/models ships them; with neither file the pipeline
+        merges logits and never abstains."""
         reader = QuestionAnsweringPipeline.from_pretrained(reader_path, num_threads=num_threads)
         embedder = None
         if embedder_path is not None:
@@ -105,8 +107,8 @@ class DocumentQuestionAnsweringPipeline:
 
             explicit = calibrator_path is not None
             if calibrator_path is None and str(reader_path).endswith(".tflite"):
-                beside = os.path.join(os.path.dirname(os.path.abspath(reader_path)),
-                                      CALIBRATOR_FILE)
+                name = CALIBRATOR_FILE if embedder is not None else BM25_CALIBRATOR_FILE
+                beside = os.path.join(os.path.dirname(os.path.abspath(reader_path)), name)
                 calibrator_path = beside if os.path.exists(beside) else None
             calibrator = AnswerCalibrator.load(calibrator_path) if calibrator_path else None
             if calibrator is not None and embedder is None and "cosine" in calibrator.features:

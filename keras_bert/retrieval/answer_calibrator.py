@@ -177,7 +177,11 @@ class AnswerCalibrator:
 
     @classmethod
     def load(cls, path):
-        """The calibrator of a JSON file `save` wrote (apps/models/answer_calibrator.json)."""
+        """The calibrator of a JSON file `save` wrote (apps/models/answer_calibrator.json).
+        A `SHA256SUMS` beside it, as apps/models has, must list its digest."""
+        from keras_bert.integrity import verify_file
+
+        verify_file(path)
         try:
             with open(path, encoding="utf-8") as f:
                 config = json.load(f)

@@ -97,11 +97,32 @@ def test_cli_answers_from_the_users_own_text_and_refuses_bad_flags_in_one_line(t
                           "--question=Who signed the treaty?"], cwd=ROOT, capture_output=True,
                          text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
-    assert "Passage: your text" in run.stdout and "Answer: Ada Lovelace" in run.stdout, run.stdout
+    assert "Document: your text" in run.stdout and "Answer: Ada Lovelace" in run.stdout, run.stdout
     for flags, message in ((["--num_threads=-3"], "--num_threads=-3: use 1 or more"),
                            (["--context=x", f"--context_file={text}"], "not both"),
                            ([f"--context_file={tmp_path / 'none.txt'}"], "cannot read it"),
-                           (["--context=Some text."], "need --question")):
+                           (["--context=Some text."], "need --question"),
+                           (["--article=nile"], "No bundled article 'nile'. Pick one of: rhine"),
+                           (["--article=rhine", "--context=x"], "not both")):
         run = subprocess.run([sys.executable, "-m", "apps.demo", "--cli", *flags], cwd=ROOT,
                              capture_output=True, text=True, timeout=600)
         assert run.returncode != 0 and message in run.stderr.strip().splitlines()[-1], run.stderr
+
+
+def test_cli_asks_the_whole_bundled_article_and_says_when_it_has_no_answer():
+    """SQuAD's gold answer for a question on the article's last paragraphs is the oracle; the
+    issue's own example of a question the Rhine article does not answer must get "no answer"."""
+    run = subprocess.run([sys.executable, "-m", "apps.demo", "--cli", "--article=rhine",
+                          "--question=When was Operation Market Garden?"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Document: Rhine (whole Wikipedia article, 44 paragraphs)" in run.stdout, run.stdout
+    from keras_bert.metrics.squad_evaluation import f1_v1
+
+    answer = next(line for line in run.stdout.splitlines() if line.startswith("Answer: "))
+    assert f1_v1(answer[len("Answer: "):].split("  (")[0], "September 1944") >= 0.5, run.stdout
+    run = subprocess.run([sys.executable, "-m", "apps.demo", "--cli", "--article=rhine",
+                          "--question=Who invented the telephone?"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "No answer in this document" in run.stdout, run.stdout

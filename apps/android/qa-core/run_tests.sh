@@ -2,7 +2,8 @@
 # Compiles qa-core (main + tests) with javac and runs its JUnit 4 tests with Debian's junit4.
 #   apps/android/qa-core/run_tests.sh            # all test classes
 #   apps/android/qa-core/run_tests.sh QaGoldenTest  # some of them (simple class names)
-# The golden fixtures are found in ../../fixtures (override with FIXTURES_DIR=...).
+# The golden fixtures are found in ../../fixtures (override with FIXTURES_DIR=...); the tests
+# also read the repository's apps/models/vocab.txt and apps/web/data/articles.json beside them.
 # Output goes to build/ (gitignored). Exits nonzero when compilation or a test fails.
 set -euo pipefail
 

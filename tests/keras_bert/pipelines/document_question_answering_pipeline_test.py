@@ -41,7 +41,9 @@ class CountingRunner:
 
 @pytest.fixture(scope="module")
 def bm25_pipeline():
-    return keras_bert.DocumentQuestionAnsweringPipeline.from_pretrained(READER, num_threads=2)
+    """BM25, one passage, logits merged: the pipeline with no calibrator."""
+    return keras_bert.DocumentQuestionAnsweringPipeline.from_pretrained(
+        READER, num_threads=2, calibrator=None)
 
 
 def test_late_paragraph_questions_are_answered_from_the_whole_article(article, bm25_pipeline):
@@ -74,7 +76,7 @@ def test_late_paragraph_questions_are_answered_from_the_whole_article(article, b
 def test_the_embedder_ranks_too(article):
     document, late = article
     qa = keras_bert.DocumentQuestionAnsweringPipeline.from_pretrained(
-        READER, embedder_path=EMBEDDER, num_threads=2)
+        READER, embedder_path=EMBEDDER, num_threads=2, calibrator=None)
     assert qa.ranker == "dense"
     entry = qa.split(document)
     passages, ranker = entry.passages, entry.dense
@@ -86,6 +88,48 @@ def test_the_embedder_ranks_too(article):
     scores = [max(f1_score(qa(question, document)["answer"], gold) for gold in golds)
               for question, golds in late]
     assert sum(scores) / len(scores) >= 0.27, scores
+
+
+@pytest.fixture(scope="module", params=["with the embedder", "BM25 only"])
+def shipped(request):
+    """The shipped settings: reader, embedder and apps/models/answer_calibrator.json (rank
+    fusion), or without the embedder, answer_calibrator_bm25.json."""
+    embedder = EMBEDDER if request.param == "with the embedder" else None
+    qa = keras_bert.DocumentQuestionAnsweringPipeline.from_pretrained(
+        READER, embedder_path=embedder, num_threads=2)
+    assert qa.calibrator is not None and qa.ranker == qa.calibrator.info["ranker"]
+    assert qa.passages == qa.calibrator.info["passages"] == 3
+    assert ("cosine" in qa.calibrator.features) == (embedder is not None)
+    return qa
+
+
+def test_the_shipped_calibrators_answer_in_article_and_abstain_out_of_it(article, shipped):
+    """The first dev article's late questions against it, and against the second dev article
+    (which does not hold their answers): the SQuAD gold answers are the oracle."""
+    document, late = article
+    with gzip.open(shared_data_dir() / "squad" / "dev-v1.1.json.gz", "rt") as f:
+        other = "\n\n".join(p["context"] for p in json.load(f)["data"][1]["paragraphs"])
+    answers = [shipped(question, document) for question, _ in late]
+    f1 = [0.0 if a["no_answer"] else max(f1_score(a["answer"], g) for g in golds)
+          for a, (_, golds) in zip(answers, late)]
+    abstained_in = sum(a["no_answer"] for a in answers) / len(answers)
+    elsewhere = [shipped(question, other) for question, _ in late]
+    abstained_out = sum(a["no_answer"] for a in elsewhere) / len(elsewhere)
+    # Measured here (56 questions, 2026-11-28, Zen 3): rank fusion + cosine: F1 46.8, 0 of 56
+    # abstained in article, 56 of 56 out of it; BM25 only: F1 54.8, 1 and 51 (docs/retrieval.md
+    # has all of dev). Floors: 8 points of F1 below, at most 10 % wrongly abstained, at least
+    # 80 % rightly (the issue's bar).
+    f1_floor = {"rrf": 0.38, "bm25": 0.46}[shipped.ranker]
+    assert sum(f1) / len(f1) >= f1_floor, f1
+    assert abstained_in <= 0.10
+    assert abstained_out >= 0.80
+    for a in answers:
+        if not a["no_answer"]:
+            assert document[a["start"]:a["end"]] == a["answer"]
+            assert a["score"] >= shipped.calibrator.threshold
+    rejected = [a for a in elsewhere if a["no_answer"]]
+    assert all(a["answer"] == "" and a["start"] == -1 and
+               a["candidate"]["score"] < shipped.calibrator.threshold for a in rejected)
 
 
 def test_top_k_answers_are_distinct_spans_best_first(article, bm25_pipeline):

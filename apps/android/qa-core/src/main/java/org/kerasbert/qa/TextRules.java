@@ -225,6 +225,90 @@ final class TextRules {
         return out.toString();
     }
 
+    /** Code points outside category Nd for which Python's {@code str.isdigit()} is true
+     * (Numeric_Type=Digit: superscripts, subscripts, circled digits...), Unicode 14. */
+    private static final int[][] NON_DECIMAL_DIGITS = {
+        {0xB2, 0xB3}, {0xB9, 0xB9}, {0x1369, 0x1371}, {0x19DA, 0x19DA}, {0x2070, 0x2070},
+        {0x2074, 0x2079}, {0x2080, 0x2089}, {0x2460, 0x2468}, {0x2474, 0x247C},
+        {0x2488, 0x2490}, {0x24EA, 0x24EA}, {0x24F5, 0x24FD}, {0x24FF, 0x24FF},
+        {0x2776, 0x277E}, {0x2780, 0x2788}, {0x278A, 0x2792}, {0x10A40, 0x10A43},
+        {0x10E60, 0x10E68}, {0x11052, 0x1105A}, {0x1F100, 0x1F10A},
+    };
+
+    /** Python's {@code str.isdigit()} for one character: category Nd, or Numeric_Type=Digit. */
+    static boolean isPythonDigit(int cp) {
+        if (Character.getType(cp) == Character.DECIMAL_DIGIT_NUMBER) {
+            return true;
+        }
+        for (int[] range : NON_DECIMAL_DIGITS) {
+            if (cp >= range[0] && cp <= range[1]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Python's {@code str.isupper()} for one character: the Uppercase property (Lu and
+     * Other_Uppercase, e.g. U+24B6), which is what {@link Character#isUpperCase(int)} tests. */
+    static boolean isPythonUpper(int cp) {
+        return Character.isUpperCase(cp);
+    }
+
+    /** Python's {@code str.isalpha()} for one character: categories Lu, Ll, Lt, Lm, Lo. */
+    static boolean isPythonAlpha(int cp) {
+        return Character.isLetter(cp);
+    }
+
+    /**
+     * Python's regular-expression {@code \w} on a str: alphanumeric ({@code isalpha} or
+     * {@code isnumeric}) or "_". Over Unicode 14 that is exactly categories L*, N* and "_"
+     * (checked against Python 3.11 over every code point).
+     */
+    static boolean isPythonWordChar(int cp) {
+        if (cp == '_') {
+            return true;
+        }
+        switch (Character.getType(cp)) {
+            case Character.UPPERCASE_LETTER:
+            case Character.LOWERCASE_LETTER:
+            case Character.TITLECASE_LETTER:
+            case Character.MODIFIER_LETTER:
+            case Character.OTHER_LETTER:
+            case Character.DECIMAL_DIGIT_NUMBER:
+            case Character.LETTER_NUMBER:
+            case Character.OTHER_NUMBER:
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    /** Python's regular-expression {@code \d} on a str: {@code isdecimal}, category Nd. */
+    static boolean isPythonDecimal(int cp) {
+        return Character.getType(cp) == Character.DECIMAL_DIGIT_NUMBER;
+    }
+
+    /** The code points of {@code text}, as Python indexes a str. */
+    static int[] codePoints(String text) {
+        return text.codePoints().toArray();
+    }
+
+    /**
+     * {@code offsets[i]} = the UTF-16 index of code point {@code i} of {@code text}, and
+     * {@code offsets[n]} = {@code text.length()}: Python (code point) offsets to Java ones.
+     */
+    static int[] utf16Offsets(String text) {
+        int n = text.codePointCount(0, text.length());
+        int[] offsets = new int[n + 1];
+        int at = 0;
+        for (int i = 0; i < n; i++) {
+            offsets[i] = at;
+            at += Character.charCount(text.codePointAt(at));
+        }
+        offsets[n] = at;
+        return offsets;
+    }
+
     /** Joins with one space, as Python's {@code " ".join(items)}. */
     static String joinSpace(List<String> items) {
         return String.join(" ", items);

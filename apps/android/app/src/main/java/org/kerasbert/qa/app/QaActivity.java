@@ -26,13 +26,16 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.kerasbert.qa.Answer;
+import org.kerasbert.qa.DocumentAnswer;
 import org.kerasbert.qa.QaInputException;
 
 /**
  * The QA screen: the passage (best answer highlighted at its true position), suggested
  * questions, a question box and Ask, the other candidates with their scores, the inference time,
- * and a thread-count setting. The model runs on a single background thread; the UI thread only
- * shows results, so nothing blocks it.
+ * and a thread-count setting. A whole article (assets/articles.json) is asked through
+ * retrieve-then-read ({@link QaClient#answerDocument}): the answer is highlighted in the whole
+ * document, or the screen says there is no answer in this document. The model runs on a single
+ * background thread; the UI thread only shows results, so nothing blocks it.
  */
 public class QaActivity extends Activity {
     public static final String EXTRA_PASSAGE_INDEX = "passage_index";
@@ -212,8 +215,13 @@ public class QaActivity extends Activity {
                 if (client == null) {
                     throw new IllegalStateException(loadError != null ? loadError : "no model");
                 }
-                QaClient.Result result = client.answer(question, context);
-                post(() -> showResult(context, result, usedThreads));
+                if (passage != null && passage.wholeDocument) {
+                    QaClient.DocumentResult result = client.answerDocument(question, context);
+                    post(() -> showDocumentResult(context, result, usedThreads));
+                } else {
+                    QaClient.Result result = client.answer(question, context);
+                    post(() -> showResult(context, result, usedThreads));
+                }
             } catch (QaInputException e) {
                 post(() -> showMessage(e.getMessage()));
             } catch (RuntimeException e) {
@@ -260,9 +268,36 @@ public class QaActivity extends Activity {
         }
         candidatesView.setText(others);
 
-        // The answer's true place: UTF-16 offsets into the passage, as Java strings index.
-        int start = Math.max(0, Math.min(best.start(), context.length()));
-        int end = Math.max(start, Math.min(best.end(), context.length()));
+        highlight(context, best.start(), best.end());
+    }
+
+    private void showDocumentResult(String document, QaClient.DocumentResult result,
+            int usedThreads) {
+        askButton.setEnabled(true);
+        timingView.setText(getString(R.string.document_timing, result.inferenceMillis,
+                result.passagesRead, result.passages, usedThreads, result.totalMillis));
+        DocumentAnswer answer = result.answer;
+        if (answer.noAnswer()) {
+            statusView.setText(R.string.no_answer_in_document);
+            DocumentAnswer rejected = answer.candidate();
+            if (rejected != null) {
+                candidatesView.setText(getString(R.string.rejected_candidate, rejected.text(),
+                        rejected.score()));
+            }
+            passageView.setText(document);
+            return;
+        }
+        statusView.setText(result.calibrated ? "" : getString(R.string.uncalibrated));
+        answerView.setText(getString(R.string.answer, answer.text(), answer.score()));
+        candidatesView.setText(getString(R.string.answer_passage, answer.passage() + 1,
+                result.passages));
+        highlight(document, answer.start(), answer.end());
+    }
+
+    /** Shows {@code context} with {@code [start, end)} (UTF-16 offsets) highlighted. */
+    private void highlight(String context, int answerStart, int answerEnd) {
+        int start = Math.max(0, Math.min(answerStart, context.length()));
+        int end = Math.max(start, Math.min(answerEnd, context.length()));
         SpannableString highlighted = new SpannableString(context);
         highlighted.setSpan(new BackgroundColorSpan(HIGHLIGHT_COLOR), start, end,
                 Spanned.SPAN_EXCLUSIVE_EXCLUSIVE);

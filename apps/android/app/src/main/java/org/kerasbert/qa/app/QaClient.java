@@ -17,11 +17,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.kerasbert.qa.Answer;
+import org.kerasbert.qa.AnswerCalibrator;
 import org.kerasbert.qa.AnswerDecoder;
 import org.kerasbert.qa.BertTokenizer;
+import org.kerasbert.qa.DocumentAnswer;
+import org.kerasbert.qa.DocumentQa;
 import org.kerasbert.qa.FeatureBuilder;
 import org.kerasbert.qa.Features;
 import org.kerasbert.qa.ModelIntegrity;
+import org.kerasbert.qa.SpanFeatures;
 import org.kerasbert.qa.Window;
 import org.tensorflow.lite.Interpreter;
 
@@ -34,6 +38,13 @@ import org.tensorflow.lite.Interpreter;
  * code the JUnit tests check against the Python pipeline's golden fixtures). Each 384-token
  * window of the passage is one interpreter run.
  *
+ * <p>A whole document (assets/articles.json) is asked through qa-core's {@link DocumentQa}:
+ * BM25 picks the passages, this interpreter reads them, and the calibrator in
+ * {@code answer_calibrator.json} (if the APK has one) says "no answer in this document" below
+ * its threshold. The app has no sentence embedder, so a calibrator that uses the cosine is not
+ * used (as the Python pipeline without an embedder): candidates are then merged by their logits
+ * and the app never abstains.
+ *
  * <p>Not thread-safe: use it from one background thread (QaActivity's executor), never the UI
  * thread.
  */
@@ -41,6 +52,8 @@ public final class QaClient implements AutoCloseable {
     public static final String MODEL_ASSET = "squad_minilm_int8.tflite";
     public static final String MANIFEST_ASSET = "SHA256SUMS";
     public static final String VOCAB_ASSET = "vocab.txt";
+    /** Optional: without it, documents are answered without abstention. */
+    public static final String CALIBRATOR_ASSET = "answer_calibrator.json";
     static final String[] INPUTS = {"ids", "mask", "segment_ids"};
     static final String[] OUTPUTS = {"start_logits", "end_logits"};
 
@@ -64,17 +77,43 @@ public final class QaClient implements AutoCloseable {
         }
     }
 
+    /** One question answered over a whole document. */
+    public static final class DocumentResult {
+        /** The answer, or {@code answer.noAnswer()}: not answered in this document. */
+        public final DocumentAnswer answer;
+        public final int passagesRead;
+        public final int passages;
+        /** Whether a calibrator chose the answer (and may abstain). */
+        public final boolean calibrated;
+        public final double inferenceMillis;
+        public final double totalMillis;
+
+        DocumentResult(DocumentAnswer answer, int passagesRead, int passages, boolean calibrated,
+                double inferenceMillis, double totalMillis) {
+            this.answer = answer;
+            this.passagesRead = passagesRead;
+            this.passages = passages;
+            this.calibrated = calibrated;
+            this.inferenceMillis = inferenceMillis;
+            this.totalMillis = totalMillis;
+        }
+    }
+
     private final Interpreter interpreter;
     private final String signatureKey;
     private final FeatureBuilder builder;
     private final AnswerDecoder decoder = new AnswerDecoder();
+    private final DocumentQa documentQa;
     private final int numThreads;
+    private long inferenceNanos; // interpreter time since the last reset
 
     private QaClient(Interpreter interpreter, String signatureKey, BertTokenizer tokenizer,
-            int numThreads) {
+            AnswerCalibrator calibrator, int numThreads) {
         this.interpreter = interpreter;
         this.signatureKey = signatureKey;
         this.builder = new FeatureBuilder(tokenizer);
+        this.documentQa = DocumentQa.builder(builder, this::runWindow).calibrator(calibrator)
+                .ranker(DocumentQa.BM25).build();
         this.numThreads = numThreads;
     }
 
@@ -99,6 +138,8 @@ public final class QaClient implements AutoCloseable {
             throw new ModelLoadException("The vocabulary " + VOCAB_ASSET + " is unreadable: "
                     + e.getMessage(), e);
         }
+
+        AnswerCalibrator calibrator = readCalibrator(assets);
 
         ByteBuffer model;
         try {
@@ -128,7 +169,7 @@ public final class QaClient implements AutoCloseable {
         }
         try {
             String key = checkContract(interpreter);
-            return new QaClient(interpreter, key, tokenizer, numThreads);
+            return new QaClient(interpreter, key, tokenizer, calibrator, numThreads);
         } catch (ModelLoadException | RuntimeException e) {
             interpreter.close();
             if (e instanceof ModelLoadException) {
@@ -151,6 +192,23 @@ public final class QaClient implements AutoCloseable {
         throw new ModelLoadException("The model " + MODEL_ASSET + " is not a BERT QA model: it has no "
                 + "signature with inputs ids, mask, segment_ids and outputs start_logits, end_logits "
                 + "(signatures: " + Arrays.toString(interpreter.getSignatureKeys()) + ").", null);
+    }
+
+    /**
+     * The calibrator asset, or null when the APK has none or it needs the embedder's cosine
+     * (this app has no embedder).
+     */
+    private static AnswerCalibrator readCalibrator(AssetManager assets) throws ModelLoadException {
+        AnswerCalibrator calibrator;
+        try (InputStream in = assets.open(CALIBRATOR_ASSET)) {
+            calibrator = AnswerCalibrator.fromStream(in);
+        } catch (FileNotFoundException e) {
+            return null;
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ModelLoadException("The calibrator " + CALIBRATOR_ASSET + " is unreadable: "
+                    + e.getMessage(), e);
+        }
+        return calibrator.uses(SpanFeatures.COSINE) ? null : calibrator;
     }
 
     /** The SHA256SUMS asset the build copies from apps/models; null when the APK has none. */
@@ -215,31 +273,52 @@ public final class QaClient implements AutoCloseable {
         long begin = System.nanoTime();
         Features features = builder.build(question, passage);
         List<Window> windows = features.windows();
-        int seq = builder.maxSeqLength();
         float[][] startLogits = new float[windows.size()][];
         float[][] endLogits = new float[windows.size()][];
-        long inferenceNanos = 0;
+        inferenceNanos = 0;
         for (int w = 0; w < windows.size(); w++) {
-            Window window = windows.get(w);
-            Map<String, Object> inputs = new HashMap<>();
-            inputs.put("ids", new int[][] {window.ids()});
-            inputs.put("mask", new int[][] {window.mask()});
-            inputs.put("segment_ids", new int[][] {window.segmentIds()});
-            float[][] start = new float[1][seq];
-            float[][] end = new float[1][seq];
-            Map<String, Object> outputs = new HashMap<>();
-            outputs.put("start_logits", start);
-            outputs.put("end_logits", end);
-            long runBegin = System.nanoTime();
-            interpreter.runSignature(inputs, outputs, signatureKey);
-            inferenceNanos += System.nanoTime() - runBegin;
-            startLogits[w] = start[0];
-            endLogits[w] = end[0];
+            float[][] logits = runWindow(windows.get(w));
+            startLogits[w] = logits[0];
+            endLogits[w] = logits[1];
         }
         List<Answer> answers = decoder.decode(features, startLogits, endLogits);
         double totalMillis = (System.nanoTime() - begin) / 1e6;
         return new Result(answers, windows.size(), features.questionTruncated(),
                 inferenceNanos / 1e6, totalMillis);
+    }
+
+    /**
+     * Answers {@code question} over a whole {@code document}: the best passages (BM25) read,
+     * the answer with UTF-16 offsets into {@code document}, or "no answer in this document".
+     *
+     * @throws org.kerasbert.qa.QaInputException for an empty question or document.
+     */
+    public DocumentResult answerDocument(String question, String document) {
+        long begin = System.nanoTime();
+        inferenceNanos = 0;
+        DocumentAnswer answer = documentQa.answer(question, document);
+        double totalMillis = (System.nanoTime() - begin) / 1e6;
+        return new DocumentResult(answer, documentQa.passagesRead(),
+                documentQa.passages(document).size(), documentQa.calibrator() != null,
+                inferenceNanos / 1e6, totalMillis);
+    }
+
+    /** One interpreter run: {start logits, end logits} of {@code window}. */
+    private float[][] runWindow(Window window) {
+        int seq = builder.maxSeqLength();
+        Map<String, Object> inputs = new HashMap<>();
+        inputs.put("ids", new int[][] {window.ids()});
+        inputs.put("mask", new int[][] {window.mask()});
+        inputs.put("segment_ids", new int[][] {window.segmentIds()});
+        float[][] start = new float[1][seq];
+        float[][] end = new float[1][seq];
+        Map<String, Object> outputs = new HashMap<>();
+        outputs.put("start_logits", start);
+        outputs.put("end_logits", end);
+        long runBegin = System.nanoTime();
+        interpreter.runSignature(inputs, outputs, signatureKey);
+        inferenceNanos += System.nanoTime() - runBegin;
+        return new float[][] {start[0], end[0]};
     }
 
     @Override

@@ -6,10 +6,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A small strict JSON parser for the golden fixtures (the JDK has none): objects become
- * {@code LinkedHashMap<String, Object>}, arrays {@code ArrayList<Object>}, integers {@code Long},
- * other numbers {@code Double} (Double.parseDouble: correctly rounded, like Python's float()),
- * plus {@code true/false/null}, and Python's {@code NaN}, {@code Infinity}, {@code -Infinity}.
+ * A small strict JSON parser (the JDK has none, and qa-core takes no dependencies): for the
+ * calibrator's file ({@link AnswerCalibrator#fromJson}) and the tests' golden fixtures. Objects
+ * become {@code LinkedHashMap<String, Object>}, arrays {@code ArrayList<Object>}, integers
+ * {@code Long}, other numbers {@code Double} (Double.parseDouble: correctly rounded, like
+ * Python's float()), plus {@code true/false/null}, and Python's {@code NaN}, {@code Infinity},
+ * {@code -Infinity}. Malformed input raises {@link IllegalArgumentException} naming the offset.
  */
 final class MiniJson {
     private final String text;
@@ -216,7 +218,7 @@ final class MiniJson {
         }
     }
 
-    // === typed access helpers for tests ===
+    // === typed access helpers ===
 
     @SuppressWarnings("unchecked")
     static Map<String, Object> obj(Object value) {
