@@ -22,7 +22,7 @@ README = ROOT / "README.md"
 
 # The sections whose blocks run, and how many each has: a new runnable block needs a test.
 RUN_BY_THE_WHEEL_TEST = {"Quickstart": 1}
-RUN_HERE = {"Using it": 1, "Fine-tuning and answering from Python": 3, "Fine-tuning and features": 1}
+RUN_HERE = {"Using it": 1, "Fine-tuning and answering from Python": 4, "Fine-tuning and features": 1}
 # The blocks marked `<!-- not run: ... -->`, by section.
 NOT_RUN = ["Two commands", "Two installs: with TensorFlow, or the core on JAX / PyTorch",
            "Pretraining your own BERT", "The masking lab: test BERT's design claims on your own text",
@@ -74,6 +74,9 @@ def workdir(tmp_path_factory):
     (work / "SST-2" / "dev.tsv").write_text("".join(doc_blocks.sst2_rows("dev", 64)))
     (work / "apps").mkdir()
     (work / "apps" / "models").symlink_to(ROOT / "apps" / "models")
+    (work / "apps" / "web" / "data").mkdir(parents=True)
+    (work / "apps" / "web" / "data" / "articles.json").symlink_to(
+        ROOT / "apps" / "web" / "data" / "articles.json")
     return work
 
 
@@ -81,9 +84,9 @@ def python_blocks():
     return readme_blocks("Fine-tuning and answering from Python")
 
 
-def test_there_are_three_python_blocks_of_at_most_25_lines():
+def test_there_are_four_python_blocks_of_at_most_25_lines():
     blocks = python_blocks()
-    assert len(blocks) == 3 and all(b.language == "python" for b in blocks)
+    assert len(blocks) == 4 and all(b.language == "python" for b in blocks)
     assert all(len(block.code.strip().splitlines()) <= 25 for block in blocks)
 
 
@@ -119,6 +122,19 @@ def test_answering_block_answers_from_the_context(workdir):
     ranked = [re.fullmatch(r"(.+) (0\.\d+|1\.0)", line).groups() for line in lines[1:]]
     assert ranked[0][0] == "North Sea"
     assert [float(p) for _, p in ranked] == sorted((float(p) for _, p in ranked), reverse=True)
+
+
+def test_document_block_answers_from_the_whole_article_or_says_no_answer(workdir):
+    """SQuAD's gold answer ("September 1944") is the oracle; the issue's example of a question
+    the Rhine article does not answer must get no_answer."""
+    from keras_bert.metrics.squad_evaluation import f1_v1
+
+    done = doc_blocks.run(python_blocks()[3], workdir)
+    assert done.returncode == 0, done.stderr[-3000:]
+    first, second = done.stdout.strip().splitlines()[-2:]
+    answer, score, passage = re.fullmatch(r"(.+) (0\.\d+|1\.0) passage (\d+)", first).groups()
+    assert f1_v1(answer, "September 1944") >= 0.5 and float(score) > 0
+    assert second == "True"
 
 
 # === "Fine-tuning and features": the command-line tools ===
