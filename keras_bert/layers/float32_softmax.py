@@ -4,15 +4,20 @@ import os
 
 from keras import ops
 
+from keras_bert.layers.cpu_flags import has_bfloat16_units
 from keras_bert.layers.xla_context import in_xla_context
 
 
 def _onednn_bfloat16(x):
-    """Whether TensorFlow's oneDNN softmax will take `x` (bfloat16, TF graph without XLA).
+    """Whether TensorFlow's oneDNN softmax will take `x` (bfloat16, TF graph without XLA, a CPU
+    with bfloat16 units).
 
     oneDNN computes a bfloat16 softmax in float32 and rounds once at the end: the result is
     bit for bit the float32 softmax cast to bfloat16 (`float32_softmax_test` checks it), without
-    the two casts of the [batch, heads, seq, seq] scores and probabilities.
+    the two casts of the [batch, heads, seq, seq] scores and probabilities. On a CPU without
+    bfloat16 units (an AMD Zen 3, AVX2 only) TensorFlow's bfloat16 softmax is Eigen's, in
+    bfloat16 arithmetic (measured: 63 % of the probabilities off by up to 7 %), so there the
+    explicit float32 path is taken.
     """
     import keras
 
@@ -21,6 +26,7 @@ def _onednn_bfloat16(x):
         and ops.dtype(x) == "bfloat16"
         and os.environ.get("TF_ENABLE_ONEDNN_OPTS", "1") != "0"
         and not in_xla_context()
+        and has_bfloat16_units()
     )
 
 

@@ -12,9 +12,10 @@ accuracy; without the units TensorFlow emulates bf16 and it is slower than float
 for it there is an error rather than a silent slowdown.
 """
 
-import os
-
 from keras_bert.api_export import keras_bert_export
+from keras_bert.layers.cpu_flags import CPU_FLAGS_ENV  # noqa: F401 (part of this module's API)
+from keras_bert.layers.cpu_flags import cpu_flags
+from keras_bert.layers.cpu_flags import cpu_model_name
 
 DTYPE_POLICIES = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 
@@ -24,40 +25,9 @@ CPU_UNITS = {
     "float16": ("amx_fp16", "avx512_fp16"),
 }
 
-# Replaces the CPU flags read from /proc/cpuinfo (space-separated), e.g. to check what the tools
-# do on a CPU without bf16 units; "none" means no flags at all.
-CPU_FLAGS_ENV = "KERAS_BERT_CPU_FLAGS"
-
 
 class PrecisionError(ValueError):
     """A precision the machine cannot run (or an unknown name)."""
-
-
-def cpu_model_name():
-    """The CPU's model name from /proc/cpuinfo (`"unknown CPU"` where there is none)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
-
-def cpu_flags():
-    """The CPU's feature flags: from `$KERAS_BERT_CPU_FLAGS` if set, else /proc/cpuinfo."""
-    override = os.environ.get(CPU_FLAGS_ENV)
-    if override is not None:
-        return frozenset() if override.strip() == "none" else frozenset(override.split())
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return frozenset(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return frozenset()
 
 
 def cpu_units(dtype, flags=None):
