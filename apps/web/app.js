@@ -1,12 +1,23 @@
 // UI of the on-device BERT question-answering demo (like the TFLite BERT QA Android example).
-// Pure QA logic lives in src/qa/ (no DOM); LiteRT.js inference in src/model.js.
+// Pure QA logic lives in src/qa/ and src/retrieval/ (no DOM); LiteRT.js inference in
+// src/model.js (the reader) and src/embedder_model.js (the sentence embedder, the calibrator).
+//
+// Two modes: a passage (every 384-token window is read, the best span answers) and a whole
+// document (src/retrieval/document_qa.js: the best passages are retrieved and read, and the
+// calibrator says "No answer in this document" when the best span is unlikely).
 
 import { BertTokenizer, buildFeatures, QaInputError, decodeAnswers } from './src/qa/index.js';
 import { QaModel, ModelError, DEFAULT_MODEL_URL } from './src/model.js';
+import { DEFAULT_CALIBRATOR_URL, DEFAULT_EMBEDDER_URL, EmbedderModel, loadCalibrator } from './src/embedder_model.js';
+import { DocumentQa, QaCancelled, needsEmbedder, pipelineSettings } from './src/retrieval/document_qa.js';
 
 const VOCAB_URL = '/models/vocab.txt';
 const PASSAGES_URL = '/data/passages.json';
+const ARTICLES_URL = '/data/articles.json';
 const CUSTOM_ID = '__custom__';
+const CUSTOM_DOCUMENT_ID = '__document__';
+const MAX_UPLOAD_BYTES = 20 * 1024 * 1024; // a .txt document; larger files are refused
+const NO_ANSWER_TEXT = 'No answer in this document';
 
 const $ = (id) => document.getElementById(id);
 const els = {
@@ -15,6 +26,15 @@ const els = {
   accelerator: $('accelerator'),
   list: $('passage-list'),
   pasteOwn: $('paste-own'),
+  articleList: $('article-list'),
+  pasteDocument: $('paste-document'),
+  documentInfo: $('document-info'),
+  documentBox: $('document-box'),
+  customDocument: $('custom-document'),
+  documentFile: $('document-file'),
+  source: $('source'),
+  sourceLabel: $('source-label'),
+  sourcePassage: $('source-passage'),
   message: $('message'),
   title: $('passage-title'),
   customBox: $('custom-box'),
@@ -38,22 +58,32 @@ const els = {
 
 const state = {
   passages: [],
-  current: null, // {id, title, context, questions}
+  articles: [], // whole documents: {id, title, context, questions, questionsWithoutAnswer}
+  current: null, // {id, title, context, questions, kind: 'passage' | 'document'}
   tokenizer: null,
   model: null,
   modelError: null,
   busy: false,
   askSeq: 0,
   cancel: null, // {cancelled} of the running question
+  // Whole documents: loaded on the first document question, kept for the next ones.
+  documentQa: null, // DocumentQa
+  documentQaPromise: null,
+  embedder: null, // EmbedderModel, when the calibrator or its ranker needs it
+  readMs: 0, // reader time of the running document question
 };
 
 // ---------------------------------------------------------------- helpers
 
 /** Only same-origin absolute paths are accepted for ?model= (the page never leaves 127.0.0.1). */
-function modelUrlFromQuery() {
-  const p = new URLSearchParams(location.search).get('model');
+function sameOriginPath(name, fallback) {
+  const p = new URLSearchParams(location.search).get(name);
   if (p && p.startsWith('/') && !p.startsWith('//')) return p;
-  return DEFAULT_MODEL_URL;
+  return fallback;
+}
+
+function modelUrlFromQuery() {
+  return sameOriginPath('model', DEFAULT_MODEL_URL);
 }
 
 function showMessage(text, kind = 'info') {
@@ -87,7 +117,7 @@ function setBusy(busy) {
   document.body.dataset.busy = busy ? '1' : '0';
 }
 
-function setProgress(done, total) {
+function setProgress(done, total, label = null) {
   if (total <= 0) {
     els.progressBox.hidden = true;
     return;
@@ -95,42 +125,62 @@ function setProgress(done, total) {
   els.progressBox.hidden = false;
   els.progress.max = total;
   els.progress.value = done;
-  els.progressText.textContent =
-    total > 1 ? `Window ${done} of ${total}` : done >= total ? 'Done' : 'Running the model…';
+  els.progressText.textContent = label ??
+    (total > 1 ? `Window ${done} of ${total}` : done >= total ? 'Done' : 'Running the model…');
+}
+
+/** Progress without a known total (loading the embedder). */
+function setProgressNote(text) {
+  els.progressBox.hidden = false;
+  els.progress.removeAttribute('value');
+  els.progressText.textContent = text;
 }
 
 const nextFrame = () => new Promise((r) => setTimeout(r, 0));
 
 function currentContext() {
   if (!state.current) return '';
-  return state.current.id === CUSTOM_ID ? els.custom.value : state.current.context;
+  if (state.current.id === CUSTOM_ID) return els.custom.value;
+  if (state.current.id === CUSTOM_DOCUMENT_ID) return els.customDocument.value;
+  return state.current.context;
+}
+
+const isDocument = () => state.current?.kind === 'document';
+
+/** `text` in `container`, with [start, end) (UTF-16 offsets) wrapped in <mark class="answer">. */
+function renderMarked(container, text, span, attributes) {
+  container.replaceChildren();
+  if (span && span.start >= 0 && span.end > span.start && span.end <= text.length) {
+    const mark = document.createElement('mark');
+    mark.className = 'answer';
+    for (const [name, value] of Object.entries(attributes)) mark.setAttribute(name, value);
+    mark.dataset.start = String(span.start);
+    mark.dataset.end = String(span.end);
+    mark.textContent = text.slice(span.start, span.end);
+    container.append(text.slice(0, span.start), mark, text.slice(span.end));
+    return mark;
+  }
+  container.textContent = text;
+  return null;
 }
 
 /** Render the passage, with the answer span [start, end) (UTF-16 offsets) wrapped in <mark>. */
 function renderPassage(context, span) {
-  els.text.replaceChildren();
-  if (span && span.start >= 0 && span.end > span.start && span.end <= context.length) {
-    const mark = document.createElement('mark');
-    mark.className = 'answer';
-    mark.id = 'answer-mark';
-    mark.setAttribute('data-testid', 'answer-mark');
-    mark.dataset.start = String(span.start);
-    mark.dataset.end = String(span.end);
-    mark.textContent = context.slice(span.start, span.end);
-    els.text.append(context.slice(0, span.start), mark, context.slice(span.end));
-    mark.scrollIntoView({ block: 'center', behavior: 'instant' });
-  } else {
-    els.text.textContent = context;
-  }
+  const mark = renderMarked(els.text, context, span, { id: 'answer-mark', 'data-testid': 'answer-mark' });
+  mark?.scrollIntoView({ block: 'center', behavior: 'instant' });
 }
 
 function clearResult() {
   els.result.hidden = true;
   els.answer.textContent = '';
+  els.answer.classList.remove('none');
   els.score.textContent = '';
   els.timing.textContent = '';
   els.candidates.replaceChildren();
   els.result.dataset.state = '';
+  els.source.hidden = true;
+  els.sourceLabel.textContent = '';
+  els.sourcePassage.replaceChildren();
 }
 
 // ---------------------------------------------------------------- passages
@@ -157,7 +207,30 @@ function renderPassageList() {
   }
 }
 
-function selectPassage(id) {
+function renderArticleList() {
+  els.articleList.replaceChildren();
+  for (const a of state.articles) {
+    const li = document.createElement('li');
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'passage-item article-item';
+    b.setAttribute('data-testid', 'article-item');
+    b.dataset.articleId = a.id;
+    const title = document.createElement('span');
+    title.className = 'passage-item-title';
+    title.textContent = a.title;
+    const snippet = document.createElement('span');
+    snippet.className = 'passage-item-snippet';
+    snippet.textContent = `${a.context.length.toLocaleString('en')} characters · ${a.context.slice(0, 60)}…`;
+    b.append(title, snippet);
+    b.addEventListener('click', () => selectDocument(a.id));
+    li.append(b);
+    els.articleList.append(li);
+  }
+}
+
+/** Cancel a running question, clear the result, and mark `key` selected in the lists. */
+function startSelection(key) {
   // Choosing another passage while a long question runs cancels it (at the next window).
   if (state.cancel) state.cancel.cancelled = true;
   state.askSeq++;
@@ -165,12 +238,27 @@ function selectPassage(id) {
   clearResult();
   setProgress(0, 0);
   for (const b of els.list.querySelectorAll('.passage-item')) {
-    b.classList.toggle('selected', b.dataset.passageId === id);
-    b.setAttribute('aria-current', b.dataset.passageId === id ? 'true' : 'false');
+    const selected = `passage:${b.dataset.passageId}` === key;
+    b.classList.toggle('selected', selected);
+    b.setAttribute('aria-current', selected ? 'true' : 'false');
   }
-  els.pasteOwn.classList.toggle('selected', id === CUSTOM_ID);
+  for (const b of els.articleList.querySelectorAll('.article-item')) {
+    const selected = `document:${b.dataset.articleId}` === key;
+    b.classList.toggle('selected', selected);
+    b.setAttribute('aria-current', selected ? 'true' : 'false');
+  }
+  els.pasteOwn.classList.toggle('selected', key === `passage:${CUSTOM_ID}`);
+  els.pasteDocument.classList.toggle('selected', key === `document:${CUSTOM_DOCUMENT_ID}`);
+  els.documentInfo.hidden = true;
+  els.documentBox.hidden = true;
+  els.customBox.hidden = true;
+  document.body.dataset.mode = key.startsWith('document:') ? 'document' : 'passage';
+}
+
+function selectPassage(id) {
+  startSelection(`passage:${id}`);
   if (id === CUSTOM_ID) {
-    state.current = { id: CUSTOM_ID, title: 'Your own passage', context: '', questions: [] };
+    state.current = { id: CUSTOM_ID, title: 'Your own passage', context: '', questions: [], kind: 'passage' };
     els.customBox.hidden = false;
     els.text.hidden = true;
     els.title.textContent = state.current.title;
@@ -183,7 +271,6 @@ function selectPassage(id) {
   const p = state.passages.find((x) => x.id === id);
   if (!p) return;
   state.current = p;
-  els.customBox.hidden = true;
   els.text.hidden = false;
   els.title.textContent = p.title;
   renderPassage(p.context, null);
@@ -192,21 +279,55 @@ function selectPassage(id) {
   document.body.dataset.passage = id;
 }
 
-function renderSuggestions(questions) {
+/** A whole document: a bundled article, or CUSTOM_DOCUMENT_ID (pasted or uploaded text). */
+function selectDocument(id) {
+  startSelection(`document:${id}`);
+  if (id === CUSTOM_DOCUMENT_ID) {
+    state.current = { id, title: 'Your own document', context: '', questions: [], kind: 'document' };
+    els.documentBox.hidden = false;
+    els.text.hidden = true;
+    els.title.textContent = state.current.title;
+    renderPassage('', null);
+    renderSuggestions([]);
+    els.customDocument.focus();
+  } else {
+    const a = state.articles.find((x) => x.id === id);
+    if (!a) return;
+    state.current = a;
+    els.text.hidden = false;
+    els.title.textContent = a.title;
+    els.documentInfo.hidden = false;
+    els.documentInfo.textContent =
+      `A whole document (${a.context.length.toLocaleString('en')} characters): the question is ` +
+      'asked of its best passages, and the answer may be "No answer in this document".';
+    renderPassage(a.context, null);
+    renderSuggestions(a.questions, a.questionsWithoutAnswer, a.questionsWithoutAnswerFrom);
+    els.question.value = '';
+  }
+  document.body.dataset.passage = `document:${id}`;
+}
+
+function renderSuggestions(questions, withoutAnswer = [], withoutAnswerFrom = null) {
   els.suggestions.replaceChildren();
-  els.suggestionsBox.hidden = questions.length === 0;
-  for (const q of questions) {
-    const chip = document.createElement('button');
-    chip.type = 'button';
-    chip.className = 'chip';
-    chip.setAttribute('data-testid', 'suggested-question');
-    chip.dir = 'auto';
-    chip.textContent = q;
-    chip.addEventListener('click', () => {
+  els.suggestionsBox.hidden = questions.length + withoutAnswer.length === 0;
+  const chip = (q, testId, title) => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = testId === 'suggested-question' ? 'chip' : 'chip other';
+    b.setAttribute('data-testid', testId);
+    b.dir = 'auto';
+    b.textContent = q;
+    if (title) b.title = title;
+    b.addEventListener('click', () => {
       els.question.value = q;
       els.question.focus();
     });
-    els.suggestions.append(chip);
+    els.suggestions.append(b);
+  };
+  for (const q of questions) chip(q, 'suggested-question');
+  for (const q of withoutAnswer) {
+    chip(q, 'suggested-question-without-answer',
+      `A question about ${withoutAnswerFrom ? `the article "${withoutAnswerFrom}"` : 'another article'}: this document does not answer it.`);
   }
 }
 
@@ -233,6 +354,171 @@ async function answer(question, context, onProgress) {
   }
   const answers = decodeAnswers(features, out.startLogits, out.endLogits);
   return { answers, features, ms: out.ms, windowMs: out.windowMs, wallMs: performance.now() - t0 };
+}
+
+// ---------------------------------------------------------------- whole documents
+
+/**
+ * The document pipeline, made on the first document question: the calibrator (?calibrator=,
+ * default /models/answer_calibrator.json) and, when it or its ranker needs it, the sentence
+ * embedder (?embedder=, default /models/minilm_embedder_dynamic_int8.tflite), both checked
+ * against SHA256SUMS. A failure is a ModelError with the reason; the next question retries.
+ */
+function documentQa(onNote) {
+  if (state.documentQa) return Promise.resolve(state.documentQa);
+  if (!state.documentQaPromise) {
+    state.documentQaPromise = (async () => {
+      const calibratorUrl = sameOriginPath('calibrator', DEFAULT_CALIBRATOR_URL);
+      onNote?.('Loading the answer calibrator…');
+      const calibrator = await loadCalibrator(calibratorUrl);
+      let embedder = null;
+      if (needsEmbedder(calibrator, pipelineSettings(calibrator).ranker)) {
+        onNote?.('Loading the sentence embedder…');
+        state.embedder = await EmbedderModel.load({
+          modelUrl: sameOriginPath('embedder', DEFAULT_EMBEDDER_URL),
+          threads: state.model.threads,
+          tokenizer: state.tokenizer,
+          onProgress: (p) => {
+            if (p.stage === 'download' && p.total) {
+              onNote?.(`Downloading the sentence embedder… ${Math.round((100 * p.loaded) / p.total)}%`);
+            } else if (p.stage === 'compile') {
+              onNote?.('Preparing the sentence embedder…');
+            }
+          },
+        });
+        embedder = async (text) => {
+          const vector = await state.embedder.embed(text);
+          await nextFrame(); // let the page paint and take input between passages
+          return vector;
+        };
+      }
+      state.documentQa = new DocumentQa({
+        tokenizer: state.tokenizer,
+        calibrator,
+        embedder,
+        reader: async (window) => {
+          const r = await state.model.runWindow(window);
+          state.readMs += r.ms;
+          await nextFrame();
+          return r;
+        },
+        readerOptions: { maxSeqLength: state.model.seqLength },
+      });
+      state.documentQa.calibratorUrl = calibratorUrl;
+      updateRuntimeInfo();
+      return state.documentQa;
+    })().catch((e) => {
+      state.documentQaPromise = null;
+      throw e instanceof ModelError ? e : new ModelError('runtime', e?.message || String(e), e);
+    });
+  }
+  return state.documentQaPromise;
+}
+
+/**
+ * Answer a question from a whole document (DocumentQa.answer). The document is split (and its
+ * passages embedded) once per text; progress goes to `onProgress(done, total, label)`.
+ */
+async function answerDocument(question, context, onProgress, onNote) {
+  if (state.modelError) throw state.modelError;
+  if (!state.model || !state.tokenizer) throw new ModelError('runtime', 'The model is still loading. Please wait.');
+  const signal = { cancelled: false };
+  state.cancel = signal;
+  try {
+    const t0 = performance.now();
+    const qa = await documentQa(onNote);
+    if (signal.cancelled) throw new QaCancelled();
+    const fresh = !qa.hasDocument(context);
+    let documentMs = 0;
+    if (fresh) {
+      const d0 = performance.now();
+      await qa.document(context, {
+        signal,
+        onProgress: ({ done, total }) =>
+          onProgress?.(done, total, `Embedding passages: ${done} of ${total} (once per document)`),
+      });
+      documentMs = performance.now() - d0;
+    }
+    state.readMs = 0;
+    const r = await qa.answer(question, context, {
+      topK: 5,
+      signal,
+      onProgress: ({ stage, done, total }) => {
+        if (stage === 'read') {
+          onProgress?.(done, total, done >= total ? 'Done' : `Reading passage ${done + 1} of ${total}`);
+        }
+      },
+    });
+    return { ...r, fresh, documentMs, readMs: state.readMs, wallMs: performance.now() - t0 };
+  } finally {
+    if (state.cancel === signal) state.cancel = null;
+  }
+}
+
+const percent = (p) => `${(100 * p).toFixed(1)}%`;
+
+function renderDocumentResult(context, r) {
+  const qa = state.documentQa;
+  const n = r.passages.length;
+  const read = r.retrieved.length;
+  const m = state.model;
+  const how = m.accelerator === 'webgpu' ? 'WebGPU' : `${m.threads} thread${m.threads === 1 ? '' : 's'}`;
+  const ranker = { bm25: 'BM25', dense: 'the sentence embedder', rrf: 'BM25 and the sentence embedder' }[qa.ranker];
+  const once = r.fresh
+    ? `; the document was cut into ${n} passages${qa.usesEmbeddings ? ' and embedded' : ''} in ${r.documentMs.toFixed(0)} ms (once)`
+    : `; its ${n} passages${qa.usesEmbeddings ? ' and their embeddings' : ''} came from the cache`;
+  els.timing.textContent =
+    `Inference time: ${r.readMs.toFixed(0)} ms for ${r.windows} window${r.windows === 1 ? '' : 's'} ` +
+    `(${read} of ${n} passages read, ranked by ${ranker}; ${how})${once}; total ${r.wallMs.toFixed(0)} ms`;
+  els.timing.dataset.ms = r.readMs.toFixed(3);
+  els.timing.dataset.windows = String(r.windows);
+  els.timing.dataset.passages = String(n);
+  els.result.hidden = false;
+  const threshold = qa.calibrator ? qa.calibrator.threshold : 0;
+  if (r.noAnswer) {
+    els.result.dataset.state = 'no-answer';
+    els.answer.textContent = NO_ANSWER_TEXT;
+    els.answer.classList.add('none');
+    els.score.textContent = r.candidate
+      ? `the best candidate's probability ${percent(r.candidate.score)} is below the threshold ${percent(threshold)}`
+      : 'no passage read gave an answer span';
+    renderPassage(context, null);
+  } else {
+    els.result.dataset.state = 'answer';
+    els.answer.classList.remove('none');
+    els.answer.textContent = r.text;
+    els.score.textContent = `${percent(r.score)} (calibrated)`;
+    renderPassage(context, r);
+    els.source.hidden = false;
+    const rank = r.retrieved.findIndex((x) => x.passage === r.passage) + 1;
+    els.sourceLabel.textContent =
+      `From passage ${r.passage + 1} of ${n} (ranked ${rank} of the ${read} read; ` +
+      `characters ${r.passageStart}–${r.passageEnd} of the document):`;
+    els.sourcePassage.dataset.passage = String(r.passage);
+    renderMarked(els.sourcePassage, context.slice(r.passageStart, r.passageEnd),
+      { start: r.start - r.passageStart, end: r.end - r.passageStart }, { 'data-testid': 'source-mark' });
+  }
+  els.candidates.replaceChildren();
+  for (const [i, c] of r.candidates.entries()) {
+    if (i === 0 && !r.noAnswer) continue;
+    const li = document.createElement('li');
+    li.setAttribute('data-testid', 'candidate');
+    const t = document.createElement('span');
+    t.className = 'cand-text';
+    t.dir = 'auto';
+    t.textContent = c.text;
+    const s = document.createElement('span');
+    s.className = 'cand-score';
+    s.textContent = `${percent(c.score)}${c.noAnswer ? ' (below the threshold)' : ''} · passage ${c.passage + 1}`;
+    li.append(t, s);
+    els.candidates.append(li);
+  }
+  if (els.candidates.children.length === 0) {
+    const li = document.createElement('li');
+    li.className = 'none';
+    li.textContent = 'No other candidates.';
+    els.candidates.append(li);
+  }
 }
 
 let askCount = 0;
@@ -264,7 +550,8 @@ async function askFromUi() {
     return;
   }
   if (!context.trim()) {
-    showMessage('The passage is empty: paste some text first.', 'warning');
+    showMessage(isDocument() ? 'The document is empty: paste some text or choose a .txt file first.'
+      : 'The passage is empty: paste some text first.', 'warning');
     return;
   }
   if (state.modelError) {
@@ -276,18 +563,30 @@ async function askFromUi() {
     return;
   }
   setBusy(true);
-  if (state.current.id === CUSTOM_ID) {
+  if (state.current.id === CUSTOM_ID || state.current.id === CUSTOM_DOCUMENT_ID) {
     els.text.hidden = false;
     renderPassage(context, null);
   }
   try {
+    if (isDocument()) {
+      const r = await answerDocument(question, context,
+        (done, total, label) => {
+          if (seq === state.askSeq) setProgress(done, total, label);
+        },
+        (note) => {
+          if (seq === state.askSeq) setProgressNote(note);
+        });
+      if (seq !== state.askSeq) return;
+      renderDocumentResult(context, r);
+      return;
+    }
     const r = await answer(question, context, (done, total) => {
       if (seq === state.askSeq) setProgress(done, total);
     });
     if (seq !== state.askSeq) return;
     renderResult(context, r);
   } catch (e) {
-    if (seq !== state.askSeq) return;
+    if (seq !== state.askSeq || e instanceof QaCancelled) return;
     if (e instanceof QaInputError || e?.name === 'QaInputError') {
       showMessage(e.message, 'warning');
     } else if (e instanceof ModelError) {
@@ -363,6 +662,7 @@ async function onThreadsChange() {
   try {
     setStatus(`Preparing the model for ${want} thread${want === 1 ? '' : 's'}…`, 'loading');
     const got = await state.model.setThreads(want);
+    await state.embedder?.setThreads(got);
     setStatus(`Model ready (${got} thread${got === 1 ? '' : 's'})`, 'ready');
     updateRuntimeInfo();
     if (got !== want) {
@@ -415,7 +715,9 @@ function updateRuntimeInfo() {
     : `LiteRT.js WASM · ${m.runtime.threaded ? 'threaded build' : m.runtime.jspi ? 'JSPI build' : 'single-threaded build'}`;
   els.runtimeInfo.textContent =
     `${backend} · cross-origin isolated: ${m.runtime.crossOriginIsolated ? 'yes' : 'no'} · threads: ${m.threads} · ` +
-    `model: ${m.modelUrl} (${(m.bytes.length / 1e6).toFixed(1)} MB)`;
+    `model: ${m.modelUrl} (${(m.bytes.length / 1e6).toFixed(1)} MB)` +
+    (state.embedder ? ` · embedder: ${state.embedder.modelUrl} (${(state.embedder.bytes.length / 1e6).toFixed(1)} MB)` : '') +
+    (state.documentQa ? ` · calibrator: ${state.documentQa.calibratorUrl}` : '');
 }
 
 // ---------------------------------------------------------------- startup
@@ -437,6 +739,30 @@ async function loadPassages() {
   }
   renderPassageList();
   if (state.passages.length) selectPassage(state.passages[0].id);
+}
+
+/** The bundled whole documents (articles.json, apps/make_retrieval_fixtures.py). */
+async function loadArticles() {
+  try {
+    const resp = await fetch(ARTICLES_URL);
+    if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
+    const data = await resp.json();
+    if (!Array.isArray(data)) throw new Error('articles.json is not a list');
+    state.articles = data
+      .filter((a) => a && typeof a.context === 'string' && a.id != null)
+      .map((a) => ({
+        id: String(a.id),
+        title: a.title || String(a.id),
+        context: a.context,
+        kind: 'document',
+        questions: Array.isArray(a.questions) ? a.questions : [],
+        questionsWithoutAnswer: Array.isArray(a.questions_without_answer) ? a.questions_without_answer : [],
+        questionsWithoutAnswerFrom: a.questions_without_answer_from || null,
+      }));
+  } catch (e) {
+    showMessage(`Could not load the bundled whole article (${e.message}). You can still paste or upload a document.`, 'warning');
+  }
+  renderArticleList();
 }
 
 async function loadTokenizer() {
@@ -490,7 +816,7 @@ async function loadModel() {
 // ---------------------------------------------------------------- test / benchmark API
 
 const readyPromise = (async () => {
-  await Promise.all([loadPassages(), loadModel()]);
+  await Promise.all([loadPassages(), loadArticles(), loadModel()]);
   return { ok: !state.modelError, error: state.modelError?.message || null };
 })();
 
@@ -507,6 +833,9 @@ window.__qa = {
     acceleratorNote: state.model?.acceleratorNote ?? null,
     crossOriginIsolated: !!globalThis.crossOriginIsolated,
     passages: state.passages.map((p) => p.id),
+    articles: state.articles.map((a) => a.id),
+    documentReady: !!state.documentQa,
+    embedder: state.embedder ? { url: state.embedder.modelUrl, threads: state.embedder.threads } : null,
   }),
   setThreads: async (n) => {
     els.threads.value = String(n);
@@ -525,6 +854,31 @@ window.__qa = {
       windowMs: r.windowMs,
       windows: r.features.windows.length,
       candidates: r.answers.map((a) => ({ text: a.text, start: a.start, end: a.end, probability: a.probability })),
+    };
+  },
+  /** Answer from a whole document without touching the UI (retrieve, read, calibrate). */
+  askDocument: async (question, context = currentContext()) => {
+    const r = await answerDocument(question, context);
+    const pick = (a) => ({ text: a.text, score: a.score, noAnswer: a.noAnswer, start: a.start, end: a.end, passage: a.passage });
+    return {
+      answer: r.text,
+      noAnswer: r.noAnswer,
+      score: r.score,
+      start: r.start,
+      end: r.end,
+      passage: r.passage,
+      passageStart: r.passageStart,
+      passageEnd: r.passageEnd,
+      threshold: state.documentQa.calibrator?.threshold ?? null,
+      ranker: state.documentQa.ranker,
+      retrieved: r.retrieved,
+      passages: r.passages.length,
+      windows: r.windows,
+      readMs: r.readMs,
+      documentMs: r.documentMs,
+      wallMs: r.wallMs,
+      candidate: r.candidate ? pick(r.candidate) : null,
+      candidates: r.candidates.map(pick),
     };
   },
   /** Each window's raw logits for a question (tests compare them with the Python pipeline's). */
@@ -559,4 +913,34 @@ els.accelerator.addEventListener('change', onAcceleratorChange);
 els.custom.addEventListener('input', () => {
   if (!els.text.hidden) clearResult();
   els.text.hidden = true;
+});
+els.pasteDocument.addEventListener('click', () => selectDocument(CUSTOM_DOCUMENT_ID));
+els.customDocument.addEventListener('input', () => {
+  if (!els.text.hidden) clearResult();
+  els.text.hidden = true;
+});
+els.documentFile.addEventListener('change', async () => {
+  const file = els.documentFile.files?.[0];
+  if (!file) return;
+  if (file.size > MAX_UPLOAD_BYTES) {
+    showMessage(`${file.name} is ${(file.size / 1e6).toFixed(1)} MB: choose a text file under ` +
+      `${MAX_UPLOAD_BYTES / 1024 / 1024} MB.`, 'warning');
+    return;
+  }
+  try {
+    const text = await file.text(); // UTF-8
+    if (text.includes('\u0000')) {
+      showMessage(`${file.name} is not a text file: choose a .txt file.`, 'warning');
+      return;
+    }
+    if (state.current?.id !== CUSTOM_DOCUMENT_ID) selectDocument(CUSTOM_DOCUMENT_ID);
+    els.customDocument.value = text;
+    clearResult();
+    els.text.hidden = true;
+    showMessage(`Loaded ${file.name} (${text.length.toLocaleString('en')} characters). Ask a question about it.`, 'info');
+  } catch (e) {
+    showMessage(`Could not read ${file.name}: ${e.message || e}`, 'error');
+  } finally {
+    els.documentFile.value = ''; // choosing the same file again reloads it
+  }
 });

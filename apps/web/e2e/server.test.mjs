@@ -42,7 +42,7 @@ describe('server.mjs', () => {
     assert.match(r.body.toString(), /importmap/);
   });
 
-  test('MIME types for wasm, js, model and vocab', async () => {
+  test('MIME types for wasm, js, models, calibrator, vocab and data', async () => {
     const cases = [
       ['/vendor/litertjs/wasm/litert_wasm_internal.wasm', 'application/wasm'],
       ['/vendor/litertjs/dist/index.js', 'text/javascript'],
@@ -53,6 +53,14 @@ describe('server.mjs', () => {
       ['/models/squad_minilm_int8.tflite', 'application/octet-stream'],
       ['/models/squad_minilm_dynamic_int8.tflite', 'application/octet-stream'],
       ['/models/vocab.txt', 'text/plain'],
+      // "Ask a whole document": the bundled article, the sentence embedder, the calibrator and
+      // the module that loads them.
+      ['/data/articles.json', 'application/json'],
+      ['/models/minilm_embedder_dynamic_int8.tflite', 'application/octet-stream'],
+      ['/models/answer_calibrator.json', 'application/json'],
+      ['/models/SHA256SUMS', 'application/octet-stream'],
+      ['/src/embedder_model.js', 'text/javascript'],
+      ['/src/retrieval/document_qa.js', 'text/javascript'],
     ];
     for (const [p, type] of cases) {
       const r = await get(srv.port, p, 'HEAD');

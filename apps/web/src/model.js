@@ -171,8 +171,13 @@ export async function verifyModelBytes(bytes, url, fetchImpl = globalThis.fetch)
   return true;
 }
 
+/** The LiteRT.js module once `initRuntime` has loaded it (for src/embedder_model.js), else null. */
+export function litertModule() {
+  return litert;
+}
+
 /** Fetch the model bytes with clear errors for a missing or non-TFLite file. */
-async function fetchModelBytes(url, onProgress) {
+export async function fetchModelBytes(url, onProgress) {
   let resp;
   try {
     resp = await fetch(url);
