@@ -185,48 +185,41 @@ function clearResult() {
 
 // ---------------------------------------------------------------- passages
 
+/** One list entry: a button with a title and a snippet, calling `onClick`. */
+function listItem({ className, testId, data, title, snippet, onClick }) {
+  const li = document.createElement('li');
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.className = className;
+  b.setAttribute('data-testid', testId);
+  Object.assign(b.dataset, data);
+  const titleEl = document.createElement('span');
+  titleEl.className = 'passage-item-title';
+  titleEl.textContent = title;
+  const snippetEl = document.createElement('span');
+  snippetEl.className = 'passage-item-snippet';
+  snippetEl.textContent = snippet;
+  b.append(titleEl, snippetEl);
+  b.addEventListener('click', onClick);
+  li.append(b);
+  return li;
+}
+
 function renderPassageList() {
-  els.list.replaceChildren();
-  for (const p of state.passages) {
-    const li = document.createElement('li');
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.className = 'passage-item';
-    b.setAttribute('data-testid', 'passage-item');
-    b.dataset.passageId = p.id;
-    const title = document.createElement('span');
-    title.className = 'passage-item-title';
-    title.textContent = p.title;
-    const snippet = document.createElement('span');
-    snippet.className = 'passage-item-snippet';
-    snippet.textContent = p.context.slice(0, 90) + (p.context.length > 90 ? '…' : '');
-    b.append(title, snippet);
-    b.addEventListener('click', () => selectPassage(p.id));
-    li.append(b);
-    els.list.append(li);
-  }
+  els.list.replaceChildren(...state.passages.map((p) => listItem({
+    className: 'passage-item', testId: 'passage-item', data: { passageId: p.id }, title: p.title,
+    snippet: p.context.slice(0, 90) + (p.context.length > 90 ? '…' : ''),
+    onClick: () => selectPassage(p.id),
+  })));
 }
 
 function renderArticleList() {
-  els.articleList.replaceChildren();
-  for (const a of state.articles) {
-    const li = document.createElement('li');
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.className = 'passage-item article-item';
-    b.setAttribute('data-testid', 'article-item');
-    b.dataset.articleId = a.id;
-    const title = document.createElement('span');
-    title.className = 'passage-item-title';
-    title.textContent = a.title;
-    const snippet = document.createElement('span');
-    snippet.className = 'passage-item-snippet';
-    snippet.textContent = `${a.context.length.toLocaleString('en')} characters · ${a.context.slice(0, 60)}…`;
-    b.append(title, snippet);
-    b.addEventListener('click', () => selectDocument(a.id));
-    li.append(b);
-    els.articleList.append(li);
-  }
+  els.articleList.replaceChildren(...state.articles.map((a) => listItem({
+    className: 'passage-item article-item', testId: 'article-item', data: { articleId: a.id },
+    title: a.title,
+    snippet: `${a.context.length.toLocaleString('en')} characters · ${a.context.slice(0, 60)}…`,
+    onClick: () => selectDocument(a.id),
+  })));
 }
 
 /** Cancel a running question, clear the result, and mark `key` selected in the lists. */
