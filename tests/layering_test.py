@@ -14,7 +14,10 @@ STDLIB = set(sys.stdlib_module_names)
 # keras_bert.api_export and keras_bert.atomic_files (write-then-rename; TensorFlow only inside
 # atomic_paths, for tf.io.gfile) sit under every layer.
 ALLOWED = {
-    "keras_bert/layers": {"keras", "numpy", "tensorflow", "keras_bert.api_export", "keras_bert.layers"},
+    "keras_bert/layers": {
+        "keras", "numpy", "tensorflow", "keras_bert.api_export", "keras_bert.cpu_flags",
+        "keras_bert.layers",
+    },
     "keras_bert/models": {
         "keras", "numpy", "keras_bert.api_export", "keras_bert.atomic_files", "keras_bert.layers",
         "keras_bert.models",
@@ -35,7 +38,7 @@ ALLOWED = {
     "keras_bert/training": {
         "keras", "numpy", "tensorflow", "keras_bert.api_export", "keras_bert.atomic_files",
         "keras_bert.training", "keras_bert.tensorflow_extra", "keras_bert.lazy_package",
-        "keras_bert.models", "keras_bert.layers", "keras_bert.data", "keras_bert.checkpoints",
+        "keras_bert.cpu_flags", "keras_bert.models", "keras_bert.layers", "keras_bert.data", "keras_bert.checkpoints",
         "keras_bert.tokenization",
         # Only on the PyTorch backend: its global generator's state, in training checkpoints.
         "torch",
@@ -77,6 +80,8 @@ ALLOWED = {
     # Metrics are pure Python / NumPy with the official definitions: no framework at all.
     "keras_bert/metrics": {"numpy", "keras_bert.api_export", "keras_bert.metrics"},
     "keras_bert/atomic_files.py": {"tensorflow"},
+    # The CPU's name and flags (/proc/cpuinfo): the standard library only, under every layer.
+    "keras_bert/cpu_flags.py": set(),
     "export": {
         "keras", "numpy", "tensorflow", "tensorflow_text", "tensorflow_serving", "ai_edge_litert",
         "flatbuffers", "absl", "tqdm", "keras_bert",

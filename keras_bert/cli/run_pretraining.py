@@ -136,6 +136,8 @@ def apply_recipe():
 
 
 def main(argv):
+    from keras_bert.training.tf_distribute import jit_compile_under
+
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {argv[1:]}")
     logging.set_verbosity(logging.WARNING)  # TF's per-checkpoint INFO lines would break the bar
@@ -144,6 +146,7 @@ def main(argv):
     policy, masker = _masker(config)
     strategy = runtime_flags.strategy(devices)
     dtype_policy, jit_compile = precision_flags.apply()
+    jit_compile = jit_compile_under(strategy, jit_compile, FLAGS.jit_compile)
     # --pretraining_dropout (the budget recipe: 0) while training; bert_config.json keeps the
     # model's own rates. Scoring alone builds the model without dropout (it is off in evaluation),
     # so a run trained with any rate can be restored.

@@ -4,7 +4,7 @@ import os
 
 from keras import ops
 
-from keras_bert.layers.cpu_flags import has_bfloat16_units
+from keras_bert.cpu_flags import has_bfloat16_units
 from keras_bert.layers.xla_context import in_xla_context
 
 

@@ -13,9 +13,9 @@ for it there is an error rather than a silent slowdown.
 """
 
 from keras_bert.api_export import keras_bert_export
-from keras_bert.layers.cpu_flags import CPU_FLAGS_ENV  # noqa: F401 (part of this module's API)
-from keras_bert.layers.cpu_flags import cpu_flags
-from keras_bert.layers.cpu_flags import cpu_model_name
+from keras_bert.cpu_flags import CPU_FLAGS_ENV  # noqa: F401 (part of this module's API)
+from keras_bert.cpu_flags import cpu_flags
+from keras_bert.cpu_flags import cpu_model_name
 
 DTYPE_POLICIES = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 

@@ -202,6 +202,10 @@ def finetune(task, config, train_file=None, eval_file=None, *, train_data=None, 
     if train_data is None and train_file is None:
         raise ValueError("Nothing to train on: give train_file (or train_data).")
     _, jit_compile = apply_precision(config, log=log)  # before any model is built
+    if strategy is not None:
+        from keras_bert.training.tf_distribute import jit_compile_under
+
+        jit_compile = jit_compile_under(strategy, jit_compile, config.jit_compile)
     bert_config = load_bert_config(config, task.max_seq_length)
     # Encoding needs the vocabulary; encoded data does not (best/ then gets no vocab.txt).
     has_vocab = config.vocab_file or (config.init_checkpoint and os.path.exists(os.path.join(

@@ -54,3 +54,32 @@ def per_replica_batch_size(train_batch_size, strategy, gradient_accumulation_ste
             f"({gradient_accumulation_steps}). Use e.g. {(train_batch_size // divisor + 1) * divisor}."
         )
     return train_batch_size // divisor
+
+
+def mirrors_cpu_devices(strategy):
+    """Whether `strategy` mirrors over more than one logical CPU device.
+
+    XLA cannot compile such a step: each replica's cluster reads variables held by another CPU
+    device ("Trying to access resource ... located in device CPU:1 from device CPU:0", TensorFlow's
+    XLA known issue tfvariable_on_a_different_device), so training there runs without XLA.
+    """
+    if strategy is None or strategy.num_replicas_in_sync < 2:
+        return False
+    devices = getattr(strategy.extended, "worker_devices", ())
+    return bool(devices) and all(
+        tf.DeviceSpec.from_string(d).device_type == "CPU" for d in devices)
+
+
+def jit_compile_under(strategy, jit_compile, requested=None):
+    """`jit_compile` for training under `strategy`: off where it mirrors over logical CPU devices.
+
+    `requested`: the caller's own setting (None = unset). An explicit True there is an error,
+    since XLA cannot compile that step; an unset default quietly becomes False.
+    """
+    if not jit_compile or not mirrors_cpu_devices(strategy):
+        return jit_compile
+    if requested:
+        raise ValueError(
+            "jit_compile=True cannot train mirrored over logical CPU devices (XLA reads one "
+            "replica's variables from another device); leave jit_compile unset (or false).")
+    return False
