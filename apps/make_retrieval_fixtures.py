@@ -11,7 +11,11 @@
   computes, for the JavaScript and Java ports to match: sentence spans, passage spans (with the
   shipped vocabulary), BM25 scores and bounds, reciprocal-rank fusion orders, window statistics,
   calibrator features and probabilities. Numbers from made-up logits where the reader is not
-  the point; the texts are the real article's.
+  the point; the texts are the real article's. Under "pipeline": what
+  `DocumentQuestionAnsweringPipeline` answers on the article with a fake reader and embedder
+  (formulas in the file, simple enough to write in any language) for every suggested question
+  and several settings (rankers, passage counts, made-up and shipped calibrators, none): the
+  ports' whole retrieve -> read -> calibrate -> merge must give the same spans and scores.
 """
 
 import json
@@ -49,6 +53,75 @@ SENTENCE_CASES = [
 CALIBRATOR = AnswerCalibrator([0.3, 0.2, 0.1, 4.0, 3.0, 0.5], -6.0,
                               ("span_logit", "span_log_prob", "null_gap", "cosine",
                                "bm25_match", "inverse_rank"), threshold=0.25)
+
+
+# The pipeline cases' settings: calibrator (a made-up one, or a shipped file), ranker, passages.
+CALIBRATOR_BM25 = AnswerCalibrator([0.3, 0.2, 0.1, 3.0, 0.5], -3.0,
+                                   ("span_logit", "span_log_prob", "null_gap", "bm25_match",
+                                    "inverse_rank"), threshold=0.6)
+CALIBRATOR_COSINE = AnswerCalibrator([0.3, 0.2, 0.1, 2.0, 3.0, 0.5], -4.0,
+                                     ("span_logit", "span_log_prob", "null_gap", "cosine",
+                                      "bm25_match", "inverse_rank"), threshold=0.6)
+PIPELINES = {
+    "bm25_cal3": {"calibrator": "made_up_bm25", "ranker": "bm25", "passages": 3},
+    "none2": {"calibrator": None, "ranker": "bm25", "passages": 2},
+    "rrf_cal3": {"calibrator": "made_up_cosine", "ranker": "rrf", "passages": 3},
+    "dense_cal2": {"calibrator": "made_up_cosine", "ranker": "dense", "passages": 2},
+    "shipped_bm25": {"calibrator": "apps/models/answer_calibrator_bm25.json"},
+    "shipped": {"calibrator": "apps/models/answer_calibrator.json"},
+}
+PIPELINE_TOP_K = 4
+FAKE_READER = ("start[p] = float32(((id[p] * 7919 + p * 104729) % 1009) / 128 - 4), "
+               "end[p] = float32(((id[p] * 6007 + p * 7727) % 997) / 128 - 3): id[p] the token "
+               "id at position p of the 384-position window, padding included")
+FAKE_EMBEDDER = ("float32 [26]: how many times each of a..z occurs in the text lower-cased "
+                 "(Python's str.lower)")
+
+
+def fake_reader(inputs):
+    """`FAKE_READER` for a batch of windows: (start, end) float32 `[windows, 384]`."""
+    ids = np.asarray(inputs["token_ids"], np.int64)  # [windows, 384]
+    positions = np.arange(ids.shape[1])[None, :]  # [1, 384]
+    start = ((ids * 7919 + positions * 104729) % 1009) / 128.0 - 4.0
+    end = ((ids * 6007 + positions * 7727) % 997) / 128.0 - 3.0
+    return start.astype(np.float32), end.astype(np.float32)
+
+
+def fake_embedder(texts):
+    """`FAKE_EMBEDDER` for a list of texts: float32 `[len(texts), 26]`."""
+    out = np.zeros((len(texts), 26), np.float32)
+    for i, text in enumerate(texts):
+        for c in text.lower():
+            if "a" <= c <= "z":
+                out[i, ord(c) - ord("a")] += 1
+    return out
+
+
+def pipeline_fixture(article, tokenizer):
+    from keras_bert.pipelines.document_question_answering_pipeline import (
+        DocumentQuestionAnsweringPipeline)
+    from keras_bert.pipelines.question_answering_pipeline import QuestionAnsweringPipeline
+
+    reader = QuestionAnsweringPipeline(fake_reader, tokenizer)
+    calibrators = {"made_up_bm25": CALIBRATOR_BM25, "made_up_cosine": CALIBRATOR_COSINE}
+    cases = []
+    for name, setting in PIPELINES.items():
+        calibrator = setting["calibrator"]
+        if calibrator is not None:
+            calibrator = calibrators.get(calibrator) or AnswerCalibrator.load(
+                os.path.join(ROOT, calibrator))
+        qa = DocumentQuestionAnsweringPipeline(
+            reader, embedder=fake_embedder, calibrator=calibrator,
+            ranker=setting.get("ranker"), passages=setting.get("passages"))
+        for question in article["questions"] + article["questions_without_answer"]:
+            answers = qa(question, article["context"], top_k=PIPELINE_TOP_K)
+            cases.append({"pipeline": name, "question": question, "answers": [
+                {"text": a["answer"], "start": a["start"], "end": a["end"],
+                 "passage": a["passage"], "score": a["score"], "no_answer": a["no_answer"]}
+                for a in answers]})
+    return {"reader": FAKE_READER, "embedder": FAKE_EMBEDDER, "top_k": PIPELINE_TOP_K,
+            "calibrators": {k: c.to_dict() for k, c in calibrators.items()},
+            "settings": PIPELINES, "cases": cases}
 
 
 def _squad_articles():
@@ -116,6 +189,7 @@ def retrieval_fixture(article):
         "bm25": {"k1": bm25.k1, "b": bm25.b, "queries": queries},
         "fusion": fusion, "window_statistics": windows,
         "calibrator": CALIBRATOR.to_dict(), "features": features,
+        "pipeline": pipeline_fixture(article, tokenizer),
     }
 
 

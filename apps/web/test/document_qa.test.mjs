@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { QaInputError } from "../src/qa/index.js";
 import {
-  AnswerCalibrator, Bm25Ranker, DocumentQa, QaCancelled, wordTokens,
+  AnswerCalibrator, Bm25Ranker, DocumentQa, QaCancelled,
 } from "../src/retrieval/index.js";
 import { loadTokenizer, readRepoJson } from "./helpers.mjs";
 
@@ -15,25 +15,28 @@ const document = article.context;
 const shipped = AnswerCalibrator.fromDict(readRepoJson("apps/models/answer_calibrator.json"));
 const shippedBm25 = AnswerCalibrator.fromDict(readRepoJson("apps/models/answer_calibrator_bm25.json"));
 
-/** Logits from the window's ids and positions (the Python check below uses the same). */
+// What keras_bert.DocumentQuestionAnsweringPipeline answers with the same fake reader and
+// embedder (their formulas are in the fixture), from apps/make_retrieval_fixtures.py.
+const golden = readRepoJson("apps/fixtures/retrieval_golden.json").pipeline;
+
+/** The fixture's fake reader: float32 logits from the window's ids and positions. */
 async function fakeReader(window) {
   const n = window.ids.length;
   const startLogits = new Float32Array(n);
   const endLogits = new Float32Array(n);
-  for (let j = 0; j < n; j++) {
-    startLogits[j] = ((window.ids[j] * 37 + j * 11) % 101) / 10 - 5;
-    endLogits[j] = ((window.ids[j] * 53 + j * 7) % 97) / 10 - 5;
+  for (let p = 0; p < n; p++) {
+    startLogits[p] = ((window.ids[p] * 7919 + p * 104729) % 1009) / 128 - 4;
+    endLogits[p] = ((window.ids[p] * 6007 + p * 7727) % 997) / 128 - 3;
   }
   return { startLogits, endLogits };
 }
 
-/** A bag of words hashed into 64 dimensions, counting its calls. */
+/** The fixture's fake embedder (counts of a..z in the lower-cased text), counting its calls. */
 function fakeEmbedder() {
   const embed = async (text) => {
     embed.calls += 1;
-    const row = new Float32Array(64);
-    for (const w of wordTokens(text)) row[[...w].reduce((a, c) => a + c.codePointAt(0), 0) % 64] += 1;
-    row[0] += 0.5;
+    const row = new Float32Array(26);
+    for (const c of text.toLowerCase()) if (c >= "a" && c <= "z") row[c.charCodeAt(0) - 97] += 1;
     return row;
   };
   embed.calls = 0;
@@ -44,35 +47,42 @@ function pipeline(options = {}) {
   return new DocumentQa({ tokenizer: loadTokenizer(), reader: fakeReader, ...options });
 }
 
-// What keras_bert.DocumentQuestionAnsweringPipeline answers with the same fake reader (runner:
-// start = ((ids * 37 + j * 11) % 101) / 10 - 5, end = ((ids * 53 + j * 7) % 97) / 10 - 5, as
-// float32) on the Rhine article: with apps/models/answer_calibrator_bm25.json, and with no
-// calibrator, ranker "bm25", passages=2. The port matched every span, passage and score of all
-// seven suggested questions, top 5, to 1e-9 (with the cosine calibrator to 5e-8: float32 dots).
-const PYTHON = [
-  { calibrator: shippedBm25, question: "Where is the Rhine Bridge?",
-    best: { text: ", the Rhine-Ruhr region. One of the most important", score: 0.7701910668976927,
-      start: 10151, end: 10201, passage: 12 },
-    top: [[10151, 10201, 12], [10151, 10208, 12], [10653, 10747, 12], [10561, 10674, 12], [10605, 10674, 12]] },
-  { calibrator: shippedBm25, question: "Who provided a philosophical discussion of force?",
-    best: { text: "and lasted until 1814", score: 0.317842043104709, start: 28187, end: 28208, passage: 34 },
-    top: [[28187, 28208, 34], [28333, 28413, 34], [28333, 28394, 34], [28687, 28772, 34], [28813, 28860, 34]] },
-  { calibrator: null, ranker: "bm25", passages: 2, question: "What bridge did the Germans fail to demolish?",
-    best: { text: "did not yet carry discharge from the Alps; instead, the", score: 0.04450791578296081,
-      start: 17651, end: 17706, passage: 21 },
-    top: [[17651, 17706, 21], [29716, 29724, 35], [29716, 29737, 35], [29581, 29592, 35], [17303, 17441, 21]] },
-];
+function goldenPipeline(name) {
+  const setting = golden.settings[name];
+  const c = setting.calibrator;
+  const calibrator = c === null ? null
+    : AnswerCalibrator.fromDict(golden.calibrators[c] ?? readRepoJson(c));
+  return pipeline({ calibrator, ranker: setting.ranker, passages: setting.passages, embedder: fakeEmbedder() });
+}
 
-for (const c of PYTHON) {
-  test(`as the Python pipeline: ${c.question} (${c.calibrator ? "BM25 calibrator" : "no calibrator"})`, async () => {
-    const qa = pipeline({ calibrator: c.calibrator, ranker: c.ranker, passages: c.passages });
+test("the fixture covers every setting and question", () => {
+  assert.deepEqual(Object.keys(golden.settings).sort(),
+    ["bm25_cal3", "dense_cal2", "none2", "rrf_cal3", "shipped", "shipped_bm25"]);
+  assert.equal(golden.cases.length, 6 * (article.questions.length + article.questions_without_answer.length));
+});
+
+for (const c of golden.cases) {
+  test(`as the Python pipeline: ${c.pipeline}, ${c.question}`, async () => {
+    const qa = goldenPipeline(c.pipeline);
+    const { answers } = await qa.candidates(c.question, document, { topK: golden.top_k });
+    assert.equal(answers.length, c.answers.length);
+    // The embedder's cosines are float32 dot products, summed in another order than NumPy's.
+    const tolerance = qa.usesEmbeddings ? 1e-6 : 1e-9;
+    c.answers.forEach((want, i) => {
+      const got = answers[i];
+      const what = `#${i}: ${JSON.stringify(got)}`;
+      assert.deepEqual([got.start, got.end, got.passage, got.noAnswer, got.text],
+        [want.start, want.end, want.passage, want.no_answer, want.text], what);
+      assert.ok(Math.abs(got.score - want.score) <= tolerance * Math.abs(want.score), `${what}: Python ${want.score}`);
+    });
     const best = await qa.answer(c.question, document);
-    assert.equal(best.text, c.best.text);
-    assert.deepEqual([best.start, best.end, best.passage], [c.best.start, c.best.end, c.best.passage]);
-    assert.ok(Math.abs(best.score - c.best.score) <= 1e-9 * c.best.score, `score ${best.score}`);
-    assert.equal(best.noAnswer, false);
-    const { answers } = await qa.candidates(c.question, document, { topK: 5 });
-    assert.deepEqual(answers.map((a) => [a.start, a.end, a.passage]), c.top);
+    assert.equal(best.noAnswer, c.answers[0].no_answer);
+    if (best.noAnswer) {
+      assert.deepEqual([best.text, best.start, best.passage], ["", -1, -1]);
+      assert.equal(best.candidate.start, c.answers[0].start);
+    } else {
+      assert.deepEqual([best.text, best.start, best.end], [c.answers[0].text, c.answers[0].start, c.answers[0].end]);
+    }
   });
 }
 
@@ -121,12 +131,13 @@ test("the calibrator's threshold decides \"no answer\"; the rejected best is kep
   const strict = new AnswerCalibrator(shippedBm25.weights, shippedBm25.bias, shippedBm25.features, 1, shippedBm25.info);
   const none = await pipeline({ calibrator: strict }).answer(article.questions[0], document);
   assert.deepEqual([none.text, none.noAnswer, none.start, none.end, none.passage], ["", true, -1, -1, -1]);
-  assert.equal(none.candidate.text, PYTHON[0].best.text);
+  const first = golden.cases.find((c) => c.pipeline === "shipped_bm25" && c.question === article.questions[0]);
+  assert.equal(none.candidate.text, first.answers[0].text);
   assert.equal(none.score, none.candidate.score);
   const lax = new AnswerCalibrator(shippedBm25.weights, shippedBm25.bias, shippedBm25.features, 0, shippedBm25.info);
   const some = await pipeline({ calibrator: lax }).answer(article.questions[0], document);
   assert.equal(some.noAnswer, false);
-  assert.equal(some.text, PYTHON[0].best.text);
+  assert.equal(some.text, first.answers[0].text);
 });
 
 test("bad input and missing pieces give clear errors", async () => {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.Test;
 
@@ -20,23 +21,13 @@ import org.junit.Test;
  * most probable candidate chosen across passages, identical document spans merged, and
  * abstention below the threshold.
  *
- * <p>The parity cases come from the Python reference run on the same fakes:
- * <pre>
- * def runner(inputs):  # QuestionAnsweringPipeline(runner, ReferenceTokenizer(vocab.txt))
- *     ids = inputs["token_ids"].astype(np.int64); pos = np.arange(ids.shape[1])[None, :]
- *     start = ((ids * 7919 + pos * 104729) % 1009) / 128.0 - 4.0
- *     end = ((ids * 6007 + pos * 7727) % 997) / 128.0 - 3.0
- *     return start.astype(np.float32), end.astype(np.float32)
- * def embed(texts):  # counts of a..z in text.lower(), float32 [n, 26]
- * cal = AnswerCalibrator([0.3, 0.2, 0.1, 3.0, 0.5], -3.0, ("span_logit", "span_log_prob",
- *     "null_gap", "bm25_match", "inverse_rank"), threshold=0.6)
- * calc = AnswerCalibrator([0.3, 0.2, 0.1, 2.0, 3.0, 0.5], -4.0, (... with "cosine" fourth),
- *     threshold=0.6)
- * DocumentQuestionAnsweringPipeline(reader, **config)(question, rhine, top_k=4)
- * </pre>
+ * <p>The parity cases are apps/fixtures/retrieval_golden.json's "pipeline" section: what the
+ * Python pipeline answers with the same fake reader and embedder (their formulas are in the
+ * fixture) for every suggested question of the bundled article under six settings
+ * ({@code python -m apps.make_retrieval_fixtures}).
  */
 public class DocumentQaTest {
-    /** The Python test's fake model: float32 logits from the token ids and positions. */
+    /** The fixture's fake reader: float32 logits from the token ids and positions. */
     static final DocumentQa.Reader HASH_READER = window -> {
         int[] ids = window.ids();
         float[] start = new float[ids.length];
@@ -48,7 +39,7 @@ public class DocumentQaTest {
         return new float[][] {start, end};
     };
 
-    /** The Python test's fake embedder: letter counts of the lower-cased text. */
+    /** The fixture's fake embedder: letter counts of the lower-cased text. */
     static final DocumentQa.Embedder LETTER_EMBEDDER = texts -> {
         float[][] out = new float[texts.size()][26];
         for (int i = 0; i < texts.size(); i++) {
@@ -63,50 +54,67 @@ public class DocumentQaTest {
         return out;
     };
 
-    private static final AnswerCalibrator CAL = new AnswerCalibrator(
-            Arrays.asList("span_logit", "span_log_prob", "null_gap", "bm25_match", "inverse_rank"),
-            new double[] {0.3, 0.2, 0.1, 3.0, 0.5}, -3.0, 0.6, null);
-    private static final AnswerCalibrator CAL_COSINE = new AnswerCalibrator(SpanFeatures.NAMES,
-            new double[] {0.3, 0.2, 0.1, 2.0, 3.0, 0.5}, -4.0, 0.6, null);
-
     private static FeatureBuilder features() {
         return new FeatureBuilder(Fixtures.shippedTokenizer());
     }
 
-    private static DocumentQa pipeline(String config) {
-        DocumentQa.Builder b = DocumentQa.builder(features(), HASH_READER);
-        switch (config) {
-            case "bm25_cal3":
-                return b.calibrator(CAL).passages(3).build();
-            case "none2":
-                return b.passages(2).build();
-            case "rrf_cal3":
-                return b.calibrator(CAL_COSINE).passages(3).ranker("rrf").embedder(LETTER_EMBEDDER).build();
-            case "dense_cal2":
-                return b.calibrator(CAL_COSINE).passages(2).ranker("dense").embedder(LETTER_EMBEDDER).build();
-            default:
-                throw new AssertionError(config);
+    private static Map<String, Object> golden() {
+        return MiniJson.obj(RetrievalGoldenTest.fixture().get("pipeline"));
+    }
+
+    /** The fixture's setting {@code name}: calibrator (made up, a shipped file or none), ranker, passages. */
+    private static DocumentQa pipeline(String name) {
+        Map<String, Object> setting = MiniJson.obj(MiniJson.obj(golden().get("settings")).get(name));
+        DocumentQa.Builder b = DocumentQa.builder(features(), HASH_READER).embedder(LETTER_EMBEDDER);
+        Object calibrator = setting.get("calibrator");
+        if (calibrator != null) {
+            String key = MiniJson.str(calibrator);
+            Object made = MiniJson.obj(golden().get("calibrators")).get(key);
+            b.calibrator(made != null ? AnswerCalibrator.fromConfig(MiniJson.obj(made))
+                    : AnswerCalibrator.fromConfig(MiniJson.obj(MiniJson.parse(readRepo(key)))));
+        }
+        if (setting.get("ranker") != null) {
+            b.ranker(MiniJson.str(setting.get("ranker")));
+        }
+        if (setting.get("passages") != null) {
+            b.passages(MiniJson.integer(setting.get("passages")));
+        }
+        return b.build();
+    }
+
+    private static String readRepo(String relative) {
+        try {
+            return new String(java.nio.file.Files.readAllBytes(Fixtures.repoRoot().resolve(relative)),
+                    java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new AssertionError(relative + ": " + e);
         }
     }
 
-    /** rows: {start, end, passage, noAnswer (1/0)} in Python code points (= UTF-16 here). */
-    private static void check(String config, String question, int[][] rows, double[] scores) {
+    /** One fixture case: the top answers' spans, passages, texts, "no answer" and scores. */
+    private static void check(Map<String, Object> c) {
+        String name = MiniJson.str(c.get("pipeline"));
+        String question = MiniJson.str(c.get("question"));
+        List<Object> rows = MiniJson.arr(c.get("answers"));
         String document = RetrievalGoldenTest.rhine();
         assertEquals("the article is all BMP", document.length(),
                 document.codePointCount(0, document.length()));
-        DocumentQa qa = pipeline(config);
-        List<DocumentAnswer> answers = qa.answers(question, document, 4, 0);
-        assertEquals(config + " " + question, rows.length, answers.size());
+        DocumentQa qa = pipeline(name);
+        List<DocumentAnswer> answers = qa.answers(question, document, MiniJson.integer(golden().get("top_k")), 0);
+        assertEquals(name + " " + question, rows.size(), answers.size());
         // The embedder's cosines are float32 sums, in another order than numpy's.
-        double tolerance = config.endsWith("cal3") && !config.startsWith("rrf")
-                || config.startsWith("none") ? 1e-9 : 1e-6;
-        for (int i = 0; i < rows.length; i++) {
+        boolean cosines = !"bm25".equals(qa.ranker())
+                || qa.calibrator() != null && qa.calibrator().features().contains("cosine");
+        double tolerance = cosines ? 1e-6 : 1e-9;
+        for (int i = 0; i < rows.size(); i++) {
+            Map<String, Object> want = MiniJson.obj(rows.get(i));
             DocumentAnswer a = answers.get(i);
-            String what = config + " " + question + " #" + i + " " + a;
-            assertEquals(what, rows[i][0], a.start());
-            assertEquals(what, rows[i][1], a.end());
-            assertEquals(what, rows[i][2], a.passage());
-            assertEquals(what, rows[i][3] == 1, a.noAnswer());
+            String what = name + " " + question + " #" + i + " " + a;
+            assertEquals(what, MiniJson.integer(want.get("start")), a.start());
+            assertEquals(what, MiniJson.integer(want.get("end")), a.end());
+            assertEquals(what, MiniJson.integer(want.get("passage")), a.passage());
+            assertEquals(what, MiniJson.bool(want.get("no_answer")), a.noAnswer());
+            assertEquals(what, MiniJson.str(want.get("text")), a.text());
             // The text joins the passage's words with single spaces (a span may cross a blank line).
             assertEquals(what, TextRules.joinSpace(TextRules.pythonSplit(
                     document.substring(a.start(), a.end()))), a.text());
@@ -114,46 +122,38 @@ public class DocumentQaTest {
             assertEquals(p.start(), a.passageStart());
             assertEquals(p.end(), a.passageEnd());
             assertTrue(p.start() <= a.start() && a.end() <= p.end());
-            if (Math.abs(a.score() - scores[i]) > tolerance * Math.abs(scores[i])) {
-                fail(what + ": score " + a.score() + ", Python " + scores[i]);
+            double score = MiniJson.number(want.get("score"));
+            if (Math.abs(a.score() - score) > tolerance * Math.abs(score)) {
+                fail(what + ": score " + a.score() + ", Python " + score);
             }
         }
+        Map<String, Object> first = MiniJson.obj(rows.get(0));
         DocumentAnswer best = qa.answer(question, document);
-        if (rows[0][3] == 1) {
+        if (MiniJson.bool(first.get("no_answer"))) {
             assertTrue(best.noAnswer());
             assertEquals("", best.text());
             assertEquals(-1, best.start());
             assertEquals(-1, best.passage());
             assertNotNull(best.candidate());
-            assertEquals(rows[0][0], best.candidate().start());
+            assertEquals(MiniJson.integer(first.get("start")), best.candidate().start());
             assertEquals(answers.get(0).score(), best.score(), 0.0);
         } else {
             assertFalse(best.noAnswer());
-            assertEquals(rows[0][0], best.start());
+            assertEquals(MiniJson.integer(first.get("start")), best.start());
             assertNull(best.candidate());
         }
     }
 
     @Test
     public void mergeMatchesThePythonPipeline() {
-        check("bm25_cal3", "Where is the Rhine Bridge?", new int[][] {{10355, 10472, 12, 0}, {9970, 10092, 12, 0}, {9970, 9999, 12, 0}, {10501, 10523, 12, 0}},
-                new double[] {0.7302324966128455, 0.7246563288251147, 0.7104077048654103, 0.7055622677236078});
-        check("bm25_cal3", "Who provided a philosophical discussion of force?", new int[][] {{28749, 28905, 34, 1}, {28749, 28904, 34, 1}, {28228, 28261, 34, 1}, {28759, 28905, 34, 1}},
-                new double[] {0.32737833597934607, 0.3232629934733271, 0.32121548821430335, 0.3181570952625666});
-        // Without a calibrator: the highest start + end logit (passage 30, not BM25's first,
-        // 12); equal scores keep their first-seen order; never "no answer".
-        check("none2", "Where is the Rhine Bridge?", new int[][] {{25050, 25152, 30, 0}, {25050, 25181, 30, 0}, {25546, 25677, 30, 0}, {25562, 25677, 30, 0}},
-                new double[] {0.03392488612428772, 0.03392488612428772, 0.03313901698364661, 0.03288112710748503});
-        check("none2", "Who provided a philosophical discussion of force?", new int[][] {{28749, 28905, 34, 0}, {28749, 28904, 34, 0}, {28228, 28261, 34, 0}, {28759, 28905, 34, 0}},
-                new double[] {0.032603396444910324, 0.03160029539121497, 0.031110378220969567, 0.03038970708568667});
-        check("rrf_cal3", "Where is the Rhine Bridge?", new int[][] {{10355, 10472, 12, 0}, {9970, 10092, 12, 0}, {9970, 9999, 12, 0}, {10501, 10523, 12, 0}},
-                new double[] {0.845141058784477, 0.841424290880674, 0.8318158260578189, 0.8285114137136491});
-        check("rrf_cal3", "Who provided a philosophical discussion of force?", new int[][] {{28749, 28905, 34, 1}, {28749, 28904, 34, 1}, {28228, 28261, 34, 1}, {28759, 28905, 34, 1}},
-                new double[] {0.44029887104209614, 0.435683501898708, 0.43337993848042533, 0.42993001502133343});
-        check("dense_cal2", "Where is the Rhine Bridge?", new int[][] {{10355, 10472, 12, 0}, {9970, 10092, 12, 0}, {9970, 9999, 12, 0}, {10501, 10523, 12, 0}},
-                new double[] {0.8095345903080209, 0.805160250142637, 0.7938926990833836, 0.7900312681616686});
-        check("dense_cal2", "Who provided a philosophical discussion of force?", new int[][] {{9365, 9504, 11, 1}, {9289, 9430, 11, 1}, {9365, 9430, 11, 1}, {9539, 9631, 11, 1}},
-                new double[] {0.45356917468085745, 0.44082304847126613, 0.43851342714936226, 0.4293025170003035});
+        List<Object> cases = MiniJson.arr(golden().get("cases"));
+        Set<String> settings = new HashSet<>();
+        for (Object c : cases) {
+            check(MiniJson.obj(c));
+            settings.add(MiniJson.str(MiniJson.obj(c).get("pipeline")));
+        }
+        assertEquals(MiniJson.obj(golden().get("settings")).keySet(), settings);
+        assertEquals(42, cases.size());
     }
 
     // ---- A small document where the answer is obvious -------------------------------------
