@@ -23,7 +23,7 @@ from absl import app, flags
 from benchmarks.workers import set_threads
 
 SUITES = ("pretrain", "finetune", "precision", "inference", "tflite", "startup", "memory",
-          "document_qa")
+          "document_qa", "document_qa_browser")
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("suite", ["pretrain"], f"Suites to run, from {SUITES}.")
@@ -227,7 +227,7 @@ def main(argv):
                       FLAGS.isolate)
     try:
         results = run_suites(FLAGS.suite, FLAGS.config, options)
-    except FileNotFoundError as error:  # the finetune suite's data
+    except FileNotFoundError as error:  # the finetune suite's data, Chromium
         sys.exit(f"benchmarks.run: {error}")
     print()
     print(report.report(results))

@@ -409,6 +409,21 @@ function documentQa(onNote) {
 }
 
 /**
+ * Cut `context` into passages and embed them, once per text (what a document's first question
+ * waits for): {fresh, documentMs}, `fresh` false (and 0 ms) when they came from the cache.
+ */
+async function prepareDocument(qa, context, signal, onProgress) {
+  if (qa.hasDocument(context)) return { fresh: false, documentMs: 0 };
+  const d0 = performance.now();
+  await qa.document(context, {
+    signal,
+    onProgress: ({ done, total }) =>
+      onProgress?.(done, total, `Embedding passages: ${done} of ${total} (once per document)`),
+  });
+  return { fresh: true, documentMs: performance.now() - d0 };
+}
+
+/**
  * Answer a question from a whole document (DocumentQa.answer). The document is split (and its
  * passages embedded) once per text; progress goes to `onProgress(done, total, label)`.
  */
@@ -421,17 +436,7 @@ async function answerDocument(question, context, onProgress, onNote) {
     const t0 = performance.now();
     const qa = await documentQa(onNote);
     if (signal.cancelled) throw new QaCancelled();
-    const fresh = !qa.hasDocument(context);
-    let documentMs = 0;
-    if (fresh) {
-      const d0 = performance.now();
-      await qa.document(context, {
-        signal,
-        onProgress: ({ done, total }) =>
-          onProgress?.(done, total, `Embedding passages: ${done} of ${total} (once per document)`),
-      });
-      documentMs = performance.now() - d0;
-    }
+    const { fresh, documentMs } = await prepareDocument(qa, context, signal, onProgress);
     state.readMs = 0;
     const r = await qa.answer(question, context, {
       topK: 5,
@@ -830,9 +835,12 @@ window.__qa = {
     documentReady: !!state.documentQa,
     embedder: state.embedder ? { url: state.embedder.modelUrl, threads: state.embedder.threads } : null,
   }),
+  /** The reader's thread count, and the embedder's when it is loaded (as the selector). */
   setThreads: async (n) => {
     els.threads.value = String(n);
-    return state.model.setThreads(n);
+    const got = await state.model.setThreads(n);
+    await state.embedder?.setThreads(got);
+    return got;
   },
   /** Answer without touching the UI. context defaults to the selected passage. */
   ask: async (question, context = currentContext()) => {
@@ -872,6 +880,30 @@ window.__qa = {
       wallMs: r.wallMs,
       candidate: r.candidate ? pick(r.candidate) : null,
       candidates: r.candidates.map(pick),
+    };
+  },
+  /**
+   * Load the document pipeline (calibrator, embedder) and cut and embed `context` once, as a
+   * document's first question does, without asking anything; later askDocument calls on the
+   * same text find it in the cache. `loadMs`: the pipeline (0 when loaded already);
+   * `documentMs`: splitting and embedding (0 when cached, `fresh` false).
+   */
+  prepareDocument: async (context = currentContext()) => {
+    const t0 = performance.now();
+    const loaded = !!state.documentQa;
+    const qa = await documentQa();
+    const loadMs = loaded ? 0 : performance.now() - t0;
+    const { fresh, documentMs } = await prepareDocument(qa, context);
+    return {
+      fresh,
+      loadMs,
+      documentMs,
+      passages: (await qa.document(context)).passages.length,
+      ranker: qa.ranker,
+      passagesRead: qa.passages,
+      usesEmbeddings: qa.usesEmbeddings,
+      threads: state.model.threads,
+      embedderThreads: state.embedder?.threads ?? null,
     };
   },
   /** Each window's raw logits for a question (tests compare them with the Python pipeline's). */
