@@ -67,6 +67,10 @@ flags.DEFINE_list("torch_paths", ["float32", "bf16"],
 flags.DEFINE_bool("isolate", True,
                   "Precision suite: each model candidate in a process of its own, as a user "
                   "would train it (benchmarks.workers); --noisolate puts all in this one.")
+flags.DEFINE_integer("matmul_size", 2048,
+                     "Precision suite: side of the square float32 and bf16 matmuls timed next "
+                     "to the steps (the hardware's rate; a smaller one only for quick checks: "
+                     "a 2048 bf16 matmul takes a minute where the CPU has no bf16 units).")
 
 # glibc: keep freed memory in the process instead of unmapping it (every later step would
 # fault it back in page by page); TensorFlow: its BFC allocator on the CPU instead of malloc.
@@ -87,7 +91,7 @@ class Options:
                  memory_steps=1000, op_profile=False, dtype_policies=("float32",),
                  keras_hub_paths=("float32_xla", "float32", "bf16_xla", "bf16"), settle_s=0.3,
                  keras_bert_paths=("float32_xla", "float32", "bf16_xla", "bf16"),
-                 torch_paths=("float32", "bf16"), isolate=True):
+                 torch_paths=("float32", "bf16"), isolate=True, matmul_size=2048):
         self.rounds = rounds
         self.warmup = warmup
         self.seq_lengths = [int(s) for s in seq_lengths]
@@ -101,6 +105,7 @@ class Options:
         self.keras_bert_paths = list(keras_bert_paths)
         self.torch_paths = list(torch_paths)
         self.isolate = isolate
+        self.matmul_size = matmul_size
         self.keras_hub_paths = list(keras_hub_paths)
         self.dtype_policies = list(dtype_policies)
         self.dtype_policy = self.dtype_policies[0]  # the one a suite is running in
@@ -216,6 +221,8 @@ def main(argv):
         if "float32_xla" not in FLAGS.keras_bert_paths:
             raise ValueError("--keras_bert_paths must include float32_xla: it is the reference "
                              "every ratio is taken against.")
+        if FLAGS.matmul_size < 1:
+            raise ValueError(f"--matmul_size={FLAGS.matmul_size}: use 1 or more.")
         if FLAGS.settle_ms < 0:
             raise ValueError(f"--settle_ms={FLAGS.settle_ms:g}: use 0 (no pause) or more.")
     except ValueError as error:
@@ -224,7 +231,7 @@ def main(argv):
                       FLAGS.without_xla, FLAGS.threads, FLAGS.tasks, FLAGS.data_dir,
                       FLAGS.memory_steps, FLAGS.op_profile, policies, FLAGS.keras_hub_paths,
                       FLAGS.settle_ms / 1000.0, FLAGS.keras_bert_paths, FLAGS.torch_paths,
-                      FLAGS.isolate)
+                      FLAGS.isolate, FLAGS.matmul_size)
     try:
         results = run_suites(FLAGS.suite, FLAGS.config, options)
     except FileNotFoundError as error:  # the finetune suite's data, Chromium

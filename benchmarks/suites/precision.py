@@ -13,9 +13,10 @@ Each model candidate is built in a process of its own (`benchmarks.workers`, unl
 `options.isolate` is off), as a user would train it: eight BERT-base trainers sharing one
 TensorFlow runtime made keras_bert's bf16 step bimodal (docs/benchmarks.md).
 
-The train case also times a 2048x2048 matmul in float32 and bf16 on each path, so a step's
-gain can be read against the hardware's. The inference case times the same models' forward
-pass (a `tf.function`, XLA or not; PyTorch under `no_grad`) at the same batch.
+The train case also times a 2048x2048 matmul (`options.matmul_size`) in float32 and bf16 on
+each path, so a step's gain can be read against the hardware's. The inference case times the
+same models' forward pass (a `tf.function`, XLA or not; PyTorch under `no_grad`) at the same
+batch.
 """
 
 import contextlib
@@ -261,8 +262,8 @@ def run(config_name, options, log=print):
                 train[name] = (cases["train step"], batch_size)
                 if "inference" in cases:
                     infer[name] = (cases["inference"], batch_size)
-            train.update(matmul_candidates())
-            train.update(bf16_matmul_candidates())
+            train.update(matmul_candidates(options.matmul_size))
+            train.update(bf16_matmul_candidates(options.matmul_size))
             reference = label("keras_bert", "float32", True)
             notes = {
                 "CPU": f"{machine['cpu']}; bf16 units: {', '.join(machine['bf16_units']) or 'none'}; "

@@ -6,11 +6,17 @@ import pytest
 from benchmarks import run as bench
 from benchmarks.suites import precision
 
+# What these tests check is which candidates run, how they are labelled and where, not their
+# speed: no settle pause, and small matmuls for the hardware-rate rows (a 2048 bf16 matmul
+# takes ~50 s of CPU in PyTorch where the CPU has no bf16 units, as on AVX2 machines).
+QUICK_TIMING = {"settle_s": 0.0, "matmul_size": 256}
+
 
 @pytest.mark.large
 def test_precision_suite_times_every_path_and_marks_the_default(monkeypatch):
     monkeypatch.setenv("KERAS_BERT_CPU_FLAGS", "avx512_bf16")  # a bf16 machine, whatever runs CI
-    options = bench.Options(rounds=1, warmup=1, seq_lengths=(32,), isolate=False)
+    options = bench.Options(rounds=1, warmup=0, seq_lengths=(32,), isolate=False,
+                            **QUICK_TIMING)
     results = bench.run_suites(["precision"], "tiny", options, log=lambda *_: None)
     assert [r["case"] for r in results] == [
         "train step, span head, seq 32, batch 4", "inference, span head, seq 32, batch 4"]
@@ -32,8 +38,9 @@ def test_precision_suite_times_every_path_and_marks_the_default(monkeypatch):
 def test_isolated_candidates_each_train_in_a_process_of_their_own(monkeypatch):
     # The workers inherit the environment: they resolve the same (simulated bf16) default.
     monkeypatch.setenv("KERAS_BERT_CPU_FLAGS", "avx512_bf16")
-    options = bench.Options(rounds=2, warmup=1, seq_lengths=(32,), keras_bert_paths=(
-        "float32_xla", "bf16"), keras_hub_paths=("bf16",), torch_paths=("bf16",))
+    options = bench.Options(rounds=2, warmup=0, seq_lengths=(32,), keras_bert_paths=(
+        "float32_xla", "bf16"), keras_hub_paths=("bf16",), torch_paths=("bf16",),
+        **QUICK_TIMING)
     assert options.isolate  # the CLI's default
     logged = []
     results = bench.run_suites(["precision"], "tiny", options, log=logged.append)

@@ -12,13 +12,20 @@ from tests.data_paths import shared_data_dir
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+# These tests check that the harness runs each suite and reports it (JSON, tables, parity,
+# ratios, plots), not speed: one round, no warm-up beyond the suites' own, no settle pause.
+QUICK = ["--config=tiny", "--rounds=1", "--warmup=0", "--settle_ms=0"]
+
+
 @pytest.mark.large
 def test_every_suite_runs_on_the_tiny_config(tmp_path):
+    # pretrain and finetune on SST-2 run (in float32, then bf16) in the next test, which checks
+    # their parity, padding and timings; here the other suites and finetune on SQuAD.
     out = tmp_path / "bench.json"
     command = [
-        sys.executable, "-m", "benchmarks.run", "--config=tiny", "--rounds=1",
-        "--suite=pretrain,finetune,inference,tflite,startup,memory", "--seq_lengths=64",
-        "--memory_steps=40", f"--data_dir={shared_data_dir()}", f"--json={out}",
+        sys.executable, "-m", "benchmarks.run", *QUICK,
+        "--suite=finetune,inference,tflite,startup,memory", "--tasks=squad", "--seq_lengths=64",
+        "--memory_steps=20", f"--data_dir={shared_data_dir()}", f"--json={out}",
         f"--plot={tmp_path / 'bench.png'}",
     ]
     completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
@@ -28,9 +35,17 @@ def test_every_suite_runs_on_the_tiny_config(tmp_path):
     data = json.loads(out.read_text())
     assert data["machine"]["environment"]["TF_CPU_ALLOCATOR_USE_BFC"] == "true"  # re-executed
     suites = [r["suite"] for r in data["results"]]
-    assert suites == ["pretrain", "finetune", "finetune", "inference", "inference", "tflite",
-                      "startup", "startup", "memory"]
-    for result in data["results"]:
+    assert suites == ["finetune", "inference", "inference", "tflite", "startup", "startup",
+                      "memory"]
+    _check_timings_and_rows(data["results"])
+    finetune = data["results"][0]
+    assert finetune["case"].startswith("squad, ")
+    assert float(finetune["notes"]["trimmed vs padded outputs, max |diff|"]) < 1e-4
+    assert (tmp_path / "bench.png").exists() and (tmp_path / "bench_rss.png").exists()
+
+
+def _check_timings_and_rows(results):
+    for result in results:
         for timing in result.get("timings", []):
             assert timing["rate"] > 0 and len(timing["seconds"]) >= 1
         if result.get("metric") == "command_startup":  # wall times of commands, no RSS
@@ -40,18 +55,13 @@ def test_every_suite_runs_on_the_tiny_config(tmp_path):
             continue
         for row in result.get("rows", []):
             assert row["peak_rss_mb"] > 50
-    pretrain = data["results"][0]
-    assert max(pretrain["parity_max_abs_diff"].values()) < 2e-3
-    finetune = data["results"][1]
-    assert float(finetune["notes"]["trimmed vs padded outputs, max |diff|"]) < 1e-4
-    assert (tmp_path / "bench.png").exists() and (tmp_path / "bench_rss.png").exists()
 
 
 @pytest.mark.large
 def test_suites_run_in_both_precisions_and_report_the_ratio(tmp_path):
     out = tmp_path / "bench.json"
     command = [
-        sys.executable, "-m", "benchmarks.run", "--config=tiny", "--rounds=1", "--notune_allocator",
+        sys.executable, "-m", "benchmarks.run", *QUICK, "--notune_allocator",
         "--suite=pretrain,finetune", "--tasks=sst2", "--seq_lengths=32",
         "--dtype_policies=float32,mixed_bfloat16", f"--data_dir={shared_data_dir()}",
         f"--json={out}",
@@ -60,6 +70,7 @@ def test_suites_run_in_both_precisions_and_report_the_ratio(tmp_path):
                                env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2",
                                         KERAS_BERT_CPU_FLAGS="avx512_bf16"))
     assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "| keras_bert (XLA) |" in completed.stdout  # the printed table
     assert "**pretrain · tiny · seq 32, batch 16: mixed_bfloat16 vs float32**" in completed.stdout
     assert "| HF PyTorch |" in completed.stdout.split("mixed_bfloat16 vs float32")[1]
     data = json.loads(out.read_text())
@@ -68,6 +79,11 @@ def test_suites_run_in_both_precisions_and_report_the_ratio(tmp_path):
         ("pretrain", "mixed_bfloat16"), ("finetune", "mixed_bfloat16")]
     assert data["machine"]["bf16_units"] == ["avx512_bf16"]
     assert data["machine"]["default_dtype_policy"] == "mixed_bfloat16"
+    _check_timings_and_rows(data["results"])
+    pretrain, finetune = data["results"][:2]  # float32: the same models, the same weights
+    assert max(pretrain["parity_max_abs_diff"].values()) < 2e-3
+    assert finetune["case"].startswith("sst2, ")
+    assert float(finetune["notes"]["trimmed vs padded outputs, max |diff|"]) < 1e-4
     bf16_parity = data["results"][2]["parity_max_abs_diff"]
     assert 0 < max(bf16_parity.values()) < 0.25  # bf16 rounding, not another model
 
@@ -87,11 +103,30 @@ def test_suites_run_in_both_precisions_and_report_the_ratio(tmp_path):
         (["--torch_paths=bf16,fp8"], "--torch_paths: ['fp8'] not among"),
     ],
 )
-def test_bad_arguments_are_named(args, message):
+def test_bad_arguments_are_named(args, message, monkeypatch):
+    # In this process (starting the CLI costs ~8 s a case): `main` exits with the message, which
+    # Python prints to stderr with exit status 1; the next test checks that through the CLI.
+    from benchmarks import run as bench
+
+    monkeypatch.setenv("KERAS_BERT_CPU_FLAGS", "avx2")
+    monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "2")
+    argv = ["benchmarks.run", "--notune_allocator", *args]
+    bench.FLAGS.unparse_flags()
+    try:
+        bench.FLAGS(argv)
+        with pytest.raises(SystemExit) as exited:
+            bench.main(argv)
+    finally:
+        bench.FLAGS.unparse_flags()
+    assert isinstance(exited.value.code, str)  # sys.exit(message): status 1, message on stderr
+    assert message in exited.value.code
+
+
+def test_a_bad_argument_exits_with_status_1_and_names_it_on_stderr():
     completed = subprocess.run(
-        [sys.executable, "-m", "benchmarks.run", "--notune_allocator", *args], cwd=ROOT,
-        capture_output=True, text=True,
+        [sys.executable, "-m", "benchmarks.run", "--notune_allocator", "--config=huge"],
+        cwd=ROOT, capture_output=True, text=True,
         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", KERAS_BERT_CPU_FLAGS="avx2"),
     )
     assert completed.returncode == 1
-    assert message in completed.stderr
+    assert "Unknown benchmark config 'huge'; choose one of" in completed.stderr
