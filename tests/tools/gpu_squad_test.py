@@ -79,13 +79,13 @@ def test_fine_tunes_writes_a_folder_transformers_reads_and_a_student(data, tmp_p
     squad, windows, features = data
     parent = tmp_path / "parent"
     run = _run(f"--init_checkpoint={MINILM}", *_common(squad, windows, parent),
-               "--num_train_steps=32", "--learning_rate=1e-4", f"--parts_dir={tmp_path / 'parts'}")
+               "--num_train_steps=24", "--learning_rate=1e-4", f"--parts_dir={tmp_path / 'parts'}")
     assert run.returncode == 0, run.stderr[-3000:]
     results = json.loads((parent / "gpu_squad_results.json").read_text())
     # Measured with the core's own test (tests/keras_bert/core_finetuning_test.py: the same 32
     # questions, seq 192, batch 8, LR 1e-4): F1 1.0 before, 22.6-23.6 after 24-32 steps. Under
-    # 15 it did not learn.
-    assert results["steps"] == 32 and results["eval"]["f1"] >= 15.0, results
+    # 15 it did not learn. 24 steps: the low end of that range, 7.6 points clear of 15.
+    assert results["steps"] == 24 and results["eval"]["f1"] >= 15.0, results
 
     # keras_bert.export.cli's files are there: the vocabulary and keras_bert's config, equal to HF's.
     from keras_bert.checkpoints.hf_checkpoint import read_hf_config as hf_config

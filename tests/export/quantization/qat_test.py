@@ -1,8 +1,10 @@
 """Tests for keras_bert.export.quantization.qat (quantization-aware models) and
 keras_bert.export.quantization.fake_quant."""
 
+import atexit
 import os
 import re
+import shutil
 import tempfile
 
 import keras
@@ -72,6 +74,53 @@ def _outlier_task_models():
         randomize_weights(model, scale=0.3)
         _with_outlier_dimension(model)
         yield model, int8_profile(model, _calibration_inputs())
+
+
+# Expensive, read-only artifacts shared by several tests (CI time): building and calibrating a
+# QAT graph and converting it to TFLite each trace the whole graph. Tests that mutate a model
+# (ranges, modes they do not set back, weights) build their own.
+_SHARED = {}
+_SHARED_DIR = []
+
+
+def _shared(key, make):
+    if key not in _SHARED:
+        _SHARED[key] = make()
+    return _SHARED[key]
+
+
+def _shared_dir():
+    if not _SHARED_DIR:
+        _SHARED_DIR.append(tempfile.mkdtemp(prefix="qat_test_"))
+        atexit.register(shutil.rmtree, _SHARED_DIR[0], True)
+    return _SHARED_DIR[0]
+
+
+def _plain():
+    """(`_tiny_question_answerer()`, its `_calibrated` QAT graph), built once."""
+    def make():
+        model = _tiny_question_answerer()
+        return model, _calibrated(model)
+    return _shared("plain", make)
+
+
+def _calibrated_plain():
+    """`_calibrated(_tiny_question_answerer())`, built once."""
+    return _plain()[1]
+
+
+def _calibrated_head_scaled():
+    """The wide-head model's calibrated head-scaled QAT graph, built once."""
+    return _shared("head_scaled", lambda: _calibrated(
+        _with_wide_head(_tiny_question_answerer()),
+        profile={"groups": [list(range(8))], "head_scales": True}))
+
+
+def _full_int8_path(key, qat):
+    """`qat` converted to full int8 at sequence length 7 (once per key); the .tflite path."""
+    return _shared(("tflite", key), lambda: export_tflite(
+        qat, os.path.join(_shared_dir(), f"{key}.tflite"), 7, "full_int8",
+        _calibration_inputs()))
 
 
 def _calibrated(model, ema_decay=0.99, profile=None):
@@ -219,11 +268,13 @@ class FakeQuantTest(TestCase):
 
 class QuantizeAwareTest(TestCase):
     def test_disabled_equals_float_model(self):
-        model = _tiny_question_answerer()
+        model, qat = _plain()  # quantize_aware(model), calibrated: shared, so set back after
         inputs = tiny_inputs()
-        qat = quantize_aware(model)
-        self.assertGreater(set_fake_quant_mode(qat, "off"), 50)
-        self.assertAllClose(qat(inputs), model(inputs), atol=1e-5)
+        try:
+            self.assertGreater(set_fake_quant_mode(qat, "off"), 50)
+            self.assertAllClose(qat(inputs), model(inputs), atol=1e-5)
+        finally:
+            set_fake_quant_mode(qat, "quantize")  # as _calibrated leaves it
 
     def test_classifiers_disabled_equal_float_model(self):
         inputs = tiny_inputs()
@@ -239,7 +290,7 @@ class QuantizeAwareTest(TestCase):
         model = _tiny_question_answerer()
         inputs = tiny_inputs()
         expected = model(inputs)
-        actual = _calibrated(model)(inputs)
+        actual = _calibrated_plain()(inputs)  # _calibrated of the same model (same seed)
         for name in ("start_logits", "end_logits"):
             diff = np.abs(np.asarray(actual[name]) - np.asarray(expected[name]))
             size = np.abs(np.asarray(expected[name])).max()
@@ -390,8 +441,7 @@ class QuantizeAwareTest(TestCase):
         self.assertLess(errors[True], 0.6 * errors[False], errors)
 
     def test_shares_weights_with_float_model(self):
-        model = _tiny_question_answerer()
-        qat = quantize_aware(model)
+        model, qat = _plain()  # quantize_aware(model), calibrated
         kernel = model.encoder.transformer_layers[0].intermediate_dense.kernel
         self.assertTrue(any(w is kernel for w in qat.trainable_weights))
         self.assertEqual(len(qat.trainable_weights), len(model.trainable_weights))
@@ -443,7 +493,8 @@ class ConvertFullInt8Test(TestCase):
     @pytest.mark.large
     def test_converts_to_full_int8_matching_qat_model(self):
         # 2 blocks x 6 Dense + the head, and each of the 5 LayerNorms' mean (an FC on 1/H).
-        self._check_conversion(_calibrated(_tiny_question_answerer()), fully_connected=18)
+        qat = _calibrated_plain()
+        self._check_conversion(qat, fully_connected=18, path=_full_int8_path("plain", qat))
 
     @pytest.mark.large
     def test_converts_grouped_model_to_full_int8(self):
@@ -467,9 +518,9 @@ class ConvertFullInt8Test(TestCase):
 
     @pytest.mark.large
     def test_converts_head_scaled_model_to_full_int8(self):
-        qat = _calibrated(_with_wide_head(_tiny_question_answerer()),
-                          profile={"groups": [list(range(8))], "head_scales": True})
-        ops, tensors = self._check_conversion(qat, fully_connected=18)
+        qat = _calibrated_head_scaled()
+        ops, tensors = self._check_conversion(qat, fully_connected=18,
+                                              path=_full_int8_path("head_scaled", qat))
         # Per layer and head, a [1, S, S] scores BATCH_MATMUL with its own int8 scale.
         scores = [tensors[op["outputs"][0]] for op in ops if op["op_name"] == "BATCH_MATMUL"]
         scores = [t for t in scores if list(t["shape"]) == [1, 7, 7]]
@@ -487,17 +538,18 @@ class ConvertFullInt8Test(TestCase):
         # 0.875 on the reference kernels). Under every kernel set, what sits at padded
         # positions must not change the answer, and the optimized kernels agree with the
         # reference ones.
-        self._check_padding_ignored(_calibrated(_tiny_question_answerer()))
+        qat = _calibrated_plain()
+        self._check_padding_ignored(qat, _full_int8_path("plain", qat))
 
     @pytest.mark.large
     def test_every_kernel_set_ignores_padding_with_head_scales(self):
         # Each head's scores are shifted to their row's top and masked again (REDUCE_MAX,
         # SUB, ADD per head): the same guarantees hold.
-        self._check_padding_ignored(_calibrated(
-            _with_wide_head(_tiny_question_answerer()),
-            profile={"groups": [list(range(8))], "head_scales": True}))
+        qat = _calibrated_head_scaled()
+        self._check_padding_ignored(qat, _full_int8_path("head_scaled", qat))
 
-    def _check_padding_ignored(self, qat):
+    def _check_padding_ignored(self, qat, path):
+        """`path`: `qat` converted by `_full_int8_path`."""
         from ai_edge_litert.interpreter import Interpreter
         from ai_edge_litert.interpreter import OpResolverType
 
@@ -510,32 +562,28 @@ class ConvertFullInt8Test(TestCase):
         ).astype("int32")
         other["segment_ids"] = np.where(real, inputs["segment_ids"], 1).astype("int32")
         logits = {}
-        with tempfile.TemporaryDirectory() as tmp:
-            path = export_tflite(
-                qat, os.path.join(tmp, "qa.tflite"), 7, "full_int8", _calibration_inputs()
-            )
-            for kind in ("AUTO", "BUILTIN_WITHOUT_DEFAULT_DELEGATES", "BUILTIN_REF"):
-                runner = Interpreter(
-                    model_path=path,
-                    experimental_op_resolver_type=getattr(OpResolverType, kind),
-                ).get_signature_runner()
-                for variant, x in (("inputs", inputs), ("other", other)):
-                    outputs = [
-                        runner(ids=x["token_ids"][i:i + 1], mask=x["padding_mask"][i:i + 1],
-                               segment_ids=x["segment_ids"][i:i + 1])
-                        for i in range(len(real))
-                    ]
-                    logits[kind, variant] = np.stack(
-                        [np.concatenate([o[n] for o in outputs])
-                         for n in ("start_logits", "end_logits")]
-                    )[:, real]  # [2, real tokens]
-            # Op by op: each int8 op within a step of exact arithmetic on its own inputs.
-            padded_row = {"ids": inputs["token_ids"][2:3], "mask": inputs["padding_mask"][2:3],
-                          "segment_ids": inputs["segment_ids"][2:3]}
-            for kind in ("BUILTIN_WITHOUT_DEFAULT_DELEGATES", "BUILTIN_REF"):
-                errors = op_errors(path, kind, padded_row)
-                self.assertGreater(len(errors), 40, kind)
-                self.assertEqual([e for e in errors if e[3] > 1.0], [], kind)
+        for kind in ("AUTO", "BUILTIN_WITHOUT_DEFAULT_DELEGATES", "BUILTIN_REF"):
+            runner = Interpreter(
+                model_path=path,
+                experimental_op_resolver_type=getattr(OpResolverType, kind),
+            ).get_signature_runner()
+            for variant, x in (("inputs", inputs), ("other", other)):
+                outputs = [
+                    runner(ids=x["token_ids"][i:i + 1], mask=x["padding_mask"][i:i + 1],
+                           segment_ids=x["segment_ids"][i:i + 1])
+                    for i in range(len(real))
+                ]
+                logits[kind, variant] = np.stack(
+                    [np.concatenate([o[n] for o in outputs])
+                     for n in ("start_logits", "end_logits")]
+                )[:, real]  # [2, real tokens]
+        # Op by op: each int8 op within a step of exact arithmetic on its own inputs.
+        padded_row = {"ids": inputs["token_ids"][2:3], "mask": inputs["padding_mask"][2:3],
+                      "segment_ids": inputs["segment_ids"][2:3]}
+        for kind in ("BUILTIN_WITHOUT_DEFAULT_DELEGATES", "BUILTIN_REF"):
+            errors = op_errors(path, kind, padded_row)
+            self.assertGreater(len(errors), 40, kind)
+            self.assertEqual([e for e in errors if e[3] > 1.0], [], kind)
         logits_fq = qat.get_layer("head").logits_fq
         step = (float(logits_fq.range_max) - float(logits_fq.range_min)) / 255.0
         for kind in ("AUTO", "BUILTIN_WITHOUT_DEFAULT_DELEGATES", "BUILTIN_REF"):
@@ -550,14 +598,16 @@ class ConvertFullInt8Test(TestCase):
                 2 * step + 1e-6, kind,
             )
 
-    def _check_conversion(self, qat, fully_connected):
+    def _check_conversion(self, qat, fully_connected, path=None):
+        """`path`: `qat` already converted by `_full_int8_path` (else it is converted here)."""
         from ai_edge_litert.interpreter import Interpreter
         from ai_edge_litert.interpreter import OpResolverType
 
         with tempfile.TemporaryDirectory() as tmp:
-            path = export_tflite(
-                qat, os.path.join(tmp, "qa.tflite"), 7, "full_int8", _calibration_inputs()
-            )
+            if path is None:
+                path = export_tflite(
+                    qat, os.path.join(tmp, "qa.tflite"), 7, "full_int8", _calibration_inputs()
+                )
             interpreter = Interpreter(
                 model_path=path,
                 experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
@@ -605,7 +655,7 @@ class CheckpointTest(TestCase):
     def test_checkpoint_keeps_ranges(self):
         import tensorflow as tf
 
-        qat = _calibrated(_tiny_question_answerer())
+        qat = _calibrated_plain()
         inputs = tiny_inputs(seed=5)
         expected = qat(inputs)
         with tempfile.TemporaryDirectory() as tmp:

@@ -33,6 +33,21 @@ def _tiny_qa():
     return model
 
 
+_SHARED = {}
+
+
+def _plain_blocks():
+    """(`_tiny_qa()`, `quantize_aware(it, with_blocks=True)`: one int8 scale per stream tensor
+    and per layer's scores), built once: building the graph is the expensive part of the tests
+    that only need its distillation losses or set its modes themselves."""
+    if "plain" not in _SHARED:
+        model = _tiny_qa()
+        _SHARED["plain"] = (model, *quantize_aware(
+            model, profile={"groups": [list(range(TINY["hidden_size"]))], "head_scales": False},
+            with_blocks=True))
+    return _SHARED["plain"]
+
+
 class QatTrainingTest(TestCase):
     def test_bad_arguments_are_refused(self):
         inputs, labels = _qa_data()
@@ -120,8 +135,8 @@ class QatTrainingTest(TestCase):
         teacher = [rng.normal(size=(3, 5, 4)).astype("float32") for _ in range(2)]
         mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]], "int32")
         expected = np.mean([np.mean((s - t)[mask > 0] ** 2) for s, t in zip(student, teacher)])
-        model = _tiny_qa()
-        distill = _HiddenDistillation(quantize_aware(model, with_blocks=True)[1], model.encoder, 1.0)
+        model, _, blocks_model = _plain_blocks()  # quantize_aware(model, with_blocks=True)
+        distill = _HiddenDistillation(blocks_model, model.encoder, 1.0)
         actual = distill.hidden_loss(student, teacher, mask)
         np.testing.assert_allclose(float(actual), expected, rtol=1e-6)
         # Padded positions do not count, whatever they hold.
@@ -143,9 +158,8 @@ class QatTrainingTest(TestCase):
         mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]], "int32")
         real = np.broadcast_to(mask[:, None, :] > 0, shape[:3])
         expected = np.mean([((s - t) ** 2).sum(-1)[real].mean() for s, t in zip(student, teacher)])
-        model = _tiny_qa()
-        distill = _HiddenDistillation(quantize_aware(model, with_blocks=True)[1], model.encoder,
-                                      1.0, attention_weight=1.0)
+        model, _, blocks_model = _plain_blocks()  # quantize_aware(model, with_blocks=True)
+        distill = _HiddenDistillation(blocks_model, model.encoder, 1.0, attention_weight=1.0)
         actual = distill.attention_loss(student, teacher, mask)
         np.testing.assert_allclose(float(actual), expected, rtol=1e-5)
         # Padded query rows do not count, whatever they hold; equal distributions give 0.
@@ -162,7 +176,7 @@ class QatTrainingTest(TestCase):
         from keras_bert.models.bert_encoder import encode
 
         inputs, _ = _qa_data()
-        model = _tiny_qa()
+        model = _plain_blocks()[0]  # _tiny_qa(), with its plain QAT graph already built
         # Independent of both spellings: softmax(q k^T / sqrt(D)) from the float layers' weights.
         first = model.encoder.transformer_layers[0].attention
         x = np.asarray(model.encoder.embeddings(inputs["token_ids"], inputs["segment_ids"]))
@@ -182,9 +196,12 @@ class QatTrainingTest(TestCase):
         self.assertEqual(len(recorder.probs), TINY["num_hidden_layers"])
         np.testing.assert_allclose(np.asarray(recorder.probs[0]), numpy_probs, atol=1e-5)
         for head_scales in (False, True):
-            qat, blocks_model = quantize_aware(
-                model, profile={"groups": [list(range(TINY["hidden_size"]))],
-                                "head_scales": head_scales}, with_blocks=True)
+            if head_scales:
+                qat, blocks_model = quantize_aware(
+                    model, profile={"groups": [list(range(TINY["hidden_size"]))],
+                                    "head_scales": head_scales}, with_blocks=True)
+            else:  # the same profile: the shared graph (calibrated and its modes set here)
+                _, qat, blocks_model = _plain_blocks()
             calibrate(qat, inputs, batch_size=6)
             for mode in ("off", "quantize"):
                 set_fake_quant_mode(qat, mode)

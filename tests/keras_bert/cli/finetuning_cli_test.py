@@ -55,14 +55,27 @@ def squad_file(tmp_path_factory):
     return path
 
 
-def test_run_squad_trains_predicts_scores_and_evaluates_the_best(model_dir, squad_file, tmp_path):
-    common = [f"--predict_file={squad_file}", "--max_seq_length=64", "--doc_stride=32",
-              "--max_query_length=16", "--eval_batch_size=16"]
+SQUAD_COMMON = ["--max_seq_length=64", "--doc_stride=32", "--max_query_length=16",
+                "--eval_batch_size=16"]
+
+
+@pytest.fixture(scope="module")
+def squad_run(model_dir, squad_file, tmp_path_factory):
+    """One run_squad training (3 steps) with predictions: the run the first SQuAD test scores,
+    and the teacher the student test starts from (one training process fewer in CI)."""
+    out = tmp_path_factory.mktemp("squad_run") / "out"
     done = cli("run_squad", f"--init_checkpoint={model_dir}", f"--train_file={squad_file}",
                "--do_train", "--do_predict", "--num_train_steps=3", "--train_batch_size=8",
-               "--iterations_per_loop=2", f"--output_dir={tmp_path / 'out'}", *common)
+               "--iterations_per_loop=2", f"--output_dir={out}", f"--predict_file={squad_file}",
+               *SQUAD_COMMON)
     assert done.returncode == 0, done.stderr[-3000:]
-    out = tmp_path / "out"
+    return out
+
+
+def test_run_squad_trains_predicts_scores_and_evaluates_the_best(model_dir, squad_file, squad_run,
+                                                                 tmp_path):
+    common = [f"--predict_file={squad_file}", *SQUAD_COMMON]
+    out = squad_run
     predictions = json.loads((out / "predictions.json").read_text())
     nbest = json.loads((out / "nbest_predictions.json").read_text())
     results = json.loads((out / "eval_results.json").read_text())
@@ -103,16 +116,14 @@ def test_run_squad_trains_predicts_scores_and_evaluates_the_best(model_dir, squa
     )
 
 
-def test_run_squad_student_starts_from_the_teachers_layers_and_distills(model_dir, squad_file, tmp_path):
+def test_run_squad_student_starts_from_the_teachers_layers_and_distills(squad_file, squad_run,
+                                                                         tmp_path):
     import tensorflow as tf
 
-    common = [f"--train_file={squad_file}", "--max_seq_length=64", "--doc_stride=32",
-              "--max_query_length=16", "--eval_batch_size=16", "--train_batch_size=8",
+    common = [f"--train_file={squad_file}", *SQUAD_COMMON, "--train_batch_size=8",
               "--iterations_per_loop=2"]
-    teacher = tmp_path / "teacher"
-    done = cli("run_squad", f"--init_checkpoint={model_dir}", "--do_train", "--num_train_steps=2",
-               f"--output_dir={teacher}", *common)
-    assert done.returncode == 0, done.stderr[-3000:]
+    # The teacher: the shared run_squad run (trained from the tiny BERT, best checkpoint kept).
+    teacher = squad_run
     # A learning rate of 0 keeps the student as it was made: the teacher's layer 1 alone.
     student = tmp_path / "student"
     done = cli("run_squad", f"--init_checkpoint={teacher}", "--do_train", "--num_train_steps=2",
@@ -161,9 +172,10 @@ def test_run_classifier_on_a_generic_tsv_and_bad_rows(model_dir, tmp_path):
     lines = ["text\tlabel"] + [f"{w} film\t{l}" for w, l in [("good", "pos"), ("bad", "neg")] * 8]
     (data / "train.tsv").write_text("\n".join(lines) + "\n")
     (data / "dev.tsv").write_text("\n".join(lines[:7]) + "\n")
-    done = cli("run_classifier", "--task_name=tsv", f"--data_dir={data}",
-               f"--init_checkpoint={model_dir}", "--do_train", "--do_eval", "--num_train_epochs=2",
-               "--train_batch_size=4", "--max_seq_length=8", f"--output_dir={tmp_path / 'out'}")
+    train_flags = ["--task_name=tsv", f"--init_checkpoint={model_dir}", "--do_train", "--do_eval",
+                   "--num_train_epochs=2", "--train_batch_size=4", "--max_seq_length=8",
+                   f"--output_dir={tmp_path / 'out'}"]
+    done = cli("run_classifier", f"--data_dir={data}", *train_flags)
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads((tmp_path / "out" / "eval_results.json").read_text())
     predictions = (tmp_path / "out" / "eval_predictions.tsv").read_text().splitlines()
@@ -195,6 +207,26 @@ def test_run_classifier_on_a_generic_tsv_and_bad_rows(model_dir, tmp_path):
     failed_with(small, "16 training examples are fewer than one batch of --train_batch_size=32: "
                        "lower it or add data.")
     assert "Traceback" not in small.stderr
+    _refuses_a_folder_of_another_run_and_keeps_its_results(tmp_path, train_flags)
+
+
+def _refuses_a_folder_of_another_run_and_keeps_its_results(tmp_path, train_flags):
+    """The finished run in --output_dir (the generic TSV test's: a second training run for this
+    check alone cost CI ~25 s) is not overwritten by a run of other data, unless asked."""
+    out = tmp_path / "out"
+    other = tmp_path / "other"
+    other.mkdir()
+    text = "".join(f"{t}\t{l}\n" for t, l in [("fine day", "pos"), ("sad day", "neg")] * 4)
+    (other / "train.tsv").write_text(text)
+    (other / "dev.tsv").write_text(text)
+    results = (out / "eval_results.json").read_text()
+    done = cli("run_classifier", f"--data_dir={other}", *train_flags)
+    failed_with(done, f"--output_dir {out} holds a run of something else (train_sha256 ",
+                "--overwrite_output_dir=True")
+    assert done.stderr.strip().splitlines()[-2].startswith("run_classifier.py: ")
+    assert (out / "eval_results.json").read_text() == results  # nothing overwritten
+    done = cli("run_classifier", f"--data_dir={other}", *train_flags, "--overwrite_output_dir")
+    assert done.returncode == 0, done.stderr[-3000:]
 
 
 def test_run_ner_starts_from_the_hf_minilm_folder(tmp_path):
@@ -302,19 +334,36 @@ def test_run_ner_scores_with_conlleval_and_rejects_bad_lines(model_dir, tmp_path
     )
 
 
-def test_extract_features_layer_minus_one_is_the_sequence_output(model_dir, tmp_path):
+FEATURES_TEXT = "Hello world.\nThe cat sat on the mat.\n"
+FEATURES_ARGS = ["--max_seq_length=16", "--layers=-1,-2"]
+
+
+@pytest.fixture(scope="module")
+def f32_features(model_dir, tmp_path_factory):
+    """extract_features of FEATURES_TEXT in float32 (.npz): checked against the encoder by the
+    extract_features test, and the float32 reference of the precision test."""
+    folder = tmp_path_factory.mktemp("features")
+    (folder / "in.txt").write_text(FEATURES_TEXT)
+    # float32, so the features must be a float32 encoder's.
+    done = cli("extract_features", f"--input_file={folder / 'in.txt'}",
+               f"--output_file={folder / 'f.npz'}", f"--init_checkpoint={model_dir}",
+               *FEATURES_ARGS, "--dtype_policy=float32")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return folder / "f.npz"
+
+
+def test_extract_features_layer_minus_one_is_the_sequence_output(model_dir, f32_features, tmp_path):
     (tmp_path / "in.txt").write_text("Hello world.\nThe cat sat ||| on the mat.\n")
     done = cli("extract_features", f"--input_file={tmp_path / 'in.txt'}",
                f"--output_file={tmp_path / 'f.npz'}", f"--init_checkpoint={model_dir}")
     failed_with(done, "in.txt:2: mixes single texts and `|||` pairs")
-    (tmp_path / "in.txt").write_text("Hello world.\nThe cat sat on the mat.\n")
-    for name in ("f.npz", "f.jsonl"):
-        # float32, so the features must be a float32 encoder's.
-        done = cli("extract_features", f"--input_file={tmp_path / 'in.txt'}",
-                   f"--output_file={tmp_path / name}", f"--init_checkpoint={model_dir}",
-                   "--max_seq_length=16", "--layers=-1,-2", "--dtype_policy=float32")
-        assert done.returncode == 0, done.stderr[-3000:]
-    features = np.load(tmp_path / "f.npz")
+    (tmp_path / "in.txt").write_text(FEATURES_TEXT)
+    # float32, so the features must be a float32 encoder's (the .npz: the shared run's).
+    done = cli("extract_features", f"--input_file={tmp_path / 'in.txt'}",
+               f"--output_file={tmp_path / 'f.jsonl'}", f"--init_checkpoint={model_dir}",
+               *FEATURES_ARGS, "--dtype_policy=float32")
+    assert done.returncode == 0, done.stderr[-3000:]
+    features = np.load(f32_features)
     encoder = BertEncoder.from_bert_config(BertConfig.from_dict(TINY_CONFIG))
     from keras_bert.checkpoints.tf1_checkpoint import load_tf1_checkpoint
 
@@ -333,10 +382,12 @@ def test_extract_features_layer_minus_one_is_the_sequence_output(model_dir, tmp_
     np.testing.assert_allclose(first["values"], features["layer_-1"][0, 1], atol=5e-7)
 
 
-def test_precision_is_chosen_per_cpu_falls_back_and_refuses_what_cannot_run(model_dir, tmp_path):
-    (tmp_path / "in.txt").write_text("Hello world.\nThe cat sat on the mat.\n")
+def test_precision_is_chosen_per_cpu_falls_back_and_refuses_what_cannot_run(model_dir, f32_features,
+                                                                             tmp_path):
+    (tmp_path / "in.txt").write_text(FEATURES_TEXT)
+    # The float32 features (f32_features) are of the same text and flags.
     common = [f"--input_file={tmp_path / 'in.txt'}", f"--init_checkpoint={model_dir}",
-              "--max_seq_length=16", "--layers=-1"]
+              *FEATURES_ARGS]
     # A CPU without bf16 units (the flags override stands in for an AMD Zen 3): auto falls back
     # to float32 and says why in one line; the features are the float32 ones.
     no_bf16 = {"KERAS_BERT_CPU_FLAGS": "sse2 avx2 fma"}
@@ -344,11 +395,8 @@ def test_precision_is_chosen_per_cpu_falls_back_and_refuses_what_cannot_run(mode
     assert done.returncode == 0, done.stderr[-3000:]
     notice = [l for l in done.stdout.splitlines() if l.startswith("Precision:")]
     assert len(notice) == 1 and "float32" in notice[0] and "AVX512-BF16" in notice[0], done.stdout
-    done = cli("extract_features", *common, f"--output_file={tmp_path / 'f32.npz'}",
-               "--dtype_policy=float32")
-    assert done.returncode == 0, done.stderr[-3000:]
     np.testing.assert_array_equal(np.load(tmp_path / "auto.npz")["layer_-1"],
-                                  np.load(tmp_path / "f32.npz")["layer_-1"])
+                                  np.load(f32_features)["layer_-1"])
     # Asked for bf16 there: a one-line error, on every tool (run_pretraining under the flag's
     # old name too).
     for tool, args in (
@@ -366,29 +414,6 @@ def test_precision_is_chosen_per_cpu_falls_back_and_refuses_what_cannot_run(mode
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Precision: mixed_bfloat16 (auto: the CPU has avx512_bf16)" in done.stdout
     features = np.load(tmp_path / "bf16.npz")["layer_-1"]
-    reference = np.load(tmp_path / "f32.npz")["layer_-1"]
+    reference = np.load(f32_features)["layer_-1"]
     assert features.dtype == np.float32
     assert 0 < np.abs(features - reference).max() < 0.1
-
-
-def test_run_classifier_refuses_a_folder_of_another_run_and_keeps_its_results(model_dir, tmp_path):
-    out = tmp_path / "out"
-    for name, rows in (("a", [("good film", "1"), ("bad film", "0")]),
-                       ("b", [("fine day", "1"), ("sad day", "0")])):
-        (tmp_path / name).mkdir()
-        text = "".join(f"{t}\t{l}\n" for t, l in rows * 4)
-        (tmp_path / name / "train.tsv").write_text(text)
-        (tmp_path / name / "dev.tsv").write_text(text)
-    common = ["--task_name=tsv", f"--init_checkpoint={model_dir}", "--do_train", "--do_eval",
-              "--num_train_steps=1", "--train_batch_size=4", "--max_seq_length=8",
-              f"--output_dir={out}"]
-    done = cli("run_classifier", f"--data_dir={tmp_path / 'a'}", *common)
-    assert done.returncode == 0, done.stderr[-3000:]
-    results = (out / "eval_results.json").read_text()
-    done = cli("run_classifier", f"--data_dir={tmp_path / 'b'}", *common)
-    failed_with(done, f"--output_dir {out} holds a run of something else (train_sha256 ",
-                "--overwrite_output_dir=True")
-    assert done.stderr.strip().splitlines()[-2].startswith("run_classifier.py: ")
-    assert (out / "eval_results.json").read_text() == results  # nothing overwritten
-    done = cli("run_classifier", f"--data_dir={tmp_path / 'b'}", *common, "--overwrite_output_dir")
-    assert done.returncode == 0, done.stderr[-3000:]
