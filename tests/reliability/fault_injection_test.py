@@ -242,8 +242,12 @@ def test_export_killed_and_out_of_disk_leaves_whole_models(straight_finetuning, 
 # === Fixtures ===
 
 def test_fixture_generation_killed_leaves_the_old_or_the_new_files(tmp_path):
-    """`python -m apps.make_fixtures` in a copy of the apps: the fixtures it writes for the
-    shipped model are the committed ones (the oracle the app tests already hold them to)."""
+    """`python -m apps.make_fixtures` in a copy of the apps, killed at random: each file is its
+    old or its new version, and the rerun writes what an uninterrupted run writes. The oracle is
+    the committed files, except the model's logits in qa_golden.json: the dynamic-int8 reader's
+    kernels differ by CPU (0.26 at most between a Zen 3 and the machine that made them), so that
+    file is the uninterrupted run's here (tests/apps/qa_pipeline_test holds it to the committed
+    one with its tolerance)."""
     copy = tmp_path / "repo"
     shutil.copytree(os.path.join(ROOT, "apps"), copy / "apps",
                     ignore=shutil.ignore_patterns("node_modules", "build", "__pycache__", ".gradle"))
@@ -260,14 +264,16 @@ def test_fixture_generation_killed_leaves_the_old_or_the_new_files(tmp_path):
     env = dict(ENV, PYTHONPATH=str(copy))
     code, seconds, _, stderr = run(args, copy, env=env)
     assert code == 0, stderr[-3000:]
-    assert [p.read_bytes() for p in outputs] == committed
+    # Names, not contents, in the failure message: pytest's diff of megabytes ran for hours.
+    new = [p.read_bytes() for p in outputs]
+    assert [p.name for p, n, c in zip(outputs, new, committed) if n != c and p != outputs[0]] == []
 
     def check():
-        for path, old, new in zip(outputs, older, committed):
-            assert path.read_bytes() in (old, new), path
+        for path, old, whole in zip(outputs, older, new):
+            assert path.read_bytes() in (old, whole), path
         no_temporary_files(copy / "apps" / "fixtures")
 
     for path, old in zip(outputs[:3], older):
         path.write_bytes(old)
     inject(args, seconds, check, seed=14, cwd=copy, env=env)
-    assert [p.read_bytes() for p in outputs] == committed
+    assert [p.name for p, n in zip(outputs, new) if p.read_bytes() != n] == []
