@@ -4,6 +4,7 @@
 #   tools/bazel_ci.sh                                  # bazel test //... --test_size_filters=small
 #   tools/bazel_ci.sh --test_size_filters=small,medium # extra arguments go to `bazel test` last
 #   tools/bazel_ci.sh //tests:build_consistency_test   # a target pattern replaces //...
+#   tools/bazel_ci.sh --build_all //tests/...:all      # first build every target, then test those
 #
 # It uses Debian's bazel-bootstrap (Bazel 4.2.3) with nothing downloaded: it installs the three apt
 # packages if missing, resolves where Debian put `platforms` and `rules_java` (dpkg -L), overrides
@@ -86,22 +87,32 @@ else
 fi
 
 # 5. Target patterns come first on Bazel's command line; anything else is a flag, appended last.
+#    --build_all (ours, not Bazel's): `bazel build //...` first, so every target of the repository
+#    is analysed and built (labels, deps, macros) even when only some are tested.
 targets=()
 flags=()
+build_all=0
 for arg in "$@"; do
   case "$arg" in
+    --build_all) build_all=1 ;;
     //* | :* | @*) targets+=("$arg") ;;
     *) flags+=("$arg") ;;
   esac
 done
 ((${#targets[@]})) || targets=(//...)
 
+repositories=(
+  --override_repository="platforms=$platforms_dir"
+  --override_repository="rules_java=$rules_java_dir"
+  --override_repository="rules_cc=$repo/third_party/bazel/rules_cc"
+  --override_repository="remote_coverage_tools=$repo/third_party/bazel/remote_coverage_tools"
+)
 set -x
+if ((build_all)); then
+  "$bazel" build "${repositories[@]}" --keep_going -- //...
+fi
 "$bazel" test \
-  --override_repository="platforms=$platforms_dir" \
-  --override_repository="rules_java=$rules_java_dir" \
-  --override_repository="rules_cc=$repo/third_party/bazel/rules_cc" \
-  --override_repository="remote_coverage_tools=$repo/third_party/bazel/remote_coverage_tools" \
+  "${repositories[@]}" \
   --test_size_filters=small \
   --test_output=errors \
   --keep_going \
