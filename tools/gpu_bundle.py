@@ -26,6 +26,7 @@ Nothing here needs a GPU; the core (TensorFlow-free keras_bert) is what runs the
 
 import glob
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -42,6 +43,10 @@ flags.DEFINE_string("output_dir", ".gpu", "Where the pieces go (git-ignored).")
 flags.DEFINE_integer("part_mb", 28, "Largest part, in MB (the repo itself takes ~30 of the 64).")
 flags.DEFINE_integer("squad_windows", 0, "Also pack this many SQuAD train windows (0: none; "
                                          "-1: all, for tools/gpu_squad.py).")
+flags.DEFINE_integer("squad_article_negatives", 0,
+                     "Also ask each train question of this many other paragraphs of its article "
+                     "that lack its answers, target [CLS] (keras_bert.data.with_article_negatives: "
+                     "the reader of whole documents, issue 55). 0: SQuAD v1.1 as it is.")
 flags.DEFINE_integer("squad_max_seq_length", 384, "Window length of the packed windows.")
 flags.DEFINE_integer("squad_doc_stride", 128, "Stride between one context's packed windows.")
 flags.DEFINE_integer("squad_train_examples", 0,
@@ -84,15 +89,24 @@ def _squad_windows(out, vocab_file):
     under `out`: the first `--squad_windows` (all for -1) as squad_windows.npz, or per seed of
     `--squad_seeds` the windows of that seed's `--squad_train_examples` questions as
     squad_windows_seed<k>.npz. Returns the files."""
+    from keras_bert.data.data_files import open_data_file
     from keras_bert.data.seeded_subset import seeded_subset
+    from keras_bert.data.tasks.squad_article_negatives import with_article_negatives
     from keras_bert.data.tasks.squad_examples import read_squad_examples
+    from keras_bert.data.tasks.squad_examples import squad_examples_from_dataset
     from keras_bert.data.tasks.squad_features import convert_squad_examples
     from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
     from tools.squad_windows import pack_windows
 
     tokenizer = ReferenceTokenizer(vocab_file)
-    examples = read_squad_examples(
-        os.path.join(FLAGS.data_dir, "squad", "train-v1.1-reconstructed.json.gz"), is_training=True)
+    train = os.path.join(FLAGS.data_dir, "squad", "train-v1.1-reconstructed.json.gz")
+    if FLAGS.squad_article_negatives:
+        with open_data_file(train) as f:
+            dataset = with_article_negatives(json.load(f), FLAGS.squad_article_negatives)
+        examples = squad_examples_from_dataset(dataset, is_training=True,
+                                               version_2_with_negative=True, source=train)
+    else:
+        examples = read_squad_examples(train, is_training=True)
 
     def windows(chosen):
         return convert_squad_examples(chosen, tokenizer, max_seq_length=FLAGS.squad_max_seq_length,
@@ -127,6 +141,13 @@ def main(argv):
         raise app.UsageError("--squad_seeds and --squad_train_examples go together: the seeded "
                              "subsets need both (e.g. --squad_train_examples=20000 "
                              "--squad_seeds=0,1,2).")
+    if FLAGS.squad_article_negatives < 0:
+        raise app.UsageError(f"--squad_article_negatives={FLAGS.squad_article_negatives}: give a "
+                             "whole number >= 0 (paragraphs without the answer per question).")
+    if FLAGS.squad_article_negatives and not FLAGS.squad_windows:
+        raise app.UsageError("--squad_article_negatives adds windows to --squad_windows' file: "
+                             "give --squad_windows too (-1: all). The seeded subsets of "
+                             "--squad_seeds are run_squad's questions, without negatives.")
     if FLAGS.squad_seeds and FLAGS.squad_windows:
         raise app.UsageError("--squad_windows packs the first windows; with --squad_seeds the "
                              "seeded subsets are packed instead. Give one of them.")

@@ -21,6 +21,7 @@ from keras_bert.data.tasks.conll_ner import CONLL2003_LABELS
 from keras_bert.data.tasks.conll_ner import convert_ner_sentences
 from keras_bert.data.tasks.conll_ner import read_conll
 from keras_bert.data.tasks.conll_ner import word_predictions
+from keras_bert.data.tasks.squad_article_negatives import with_article_negatives
 from keras_bert.data.tasks.squad_examples import read_squad_examples
 from keras_bert.data.tasks.squad_examples import squad_examples_from_dataset
 from keras_bert.data.tasks.squad_features import convert_squad_examples

@@ -82,7 +82,48 @@ def test_flags_that_do_not_go_together_are_one_line_errors(tmp_path):
     assert "Give one of them." in done.stderr
     done = _bundle(tmp_path, "--squad_seeds=zero", "--squad_train_examples=8")
     assert "--squad_seeds=zero: give whole numbers" in done.stderr
+    done = _bundle(tmp_path, "--squad_article_negatives=-1", "--squad_windows=5")
+    assert "--squad_article_negatives=-1: give a whole number >= 0" in done.stderr
+    done = _bundle(tmp_path, "--squad_article_negatives=1")
+    assert "give --squad_windows too" in done.stderr
     assert not (tmp_path / "bundle").exists()
+
+
+def test_article_negatives_are_packed_with_cls_targets(tmp_path):
+    """--squad_article_negatives: each of the first 10 dev questions (one paragraph, "train set")
+    also asked of another paragraph of its article; those windows target [CLS]."""
+    (tmp_path / "data" / "squad").mkdir(parents=True)
+    with gzip.open(shared_data_dir() / "squad" / "dev-v1.1.json.gz", "rt", encoding="utf-8") as f:
+        article = json.load(f)["data"][0]
+    article["paragraphs"] = article["paragraphs"][:4]
+    for paragraph in article["paragraphs"]:
+        paragraph["qas"] = paragraph["qas"][:10] if paragraph is article["paragraphs"][0] else []
+    with gzip.open(tmp_path / "data" / "squad" / "train-v1.1-reconstructed.json.gz", "wt",
+                   encoding="utf-8") as f:
+        json.dump({"version": "1.1", "data": [article]}, f)
+    shutil.copy(shared_data_dir() / "squad" / "dev-v1.1.json.gz", tmp_path / "data" / "squad")
+    done = _bundle(tmp_path, "--carry_weights=false", "--squad_windows=-1",
+                   "--squad_article_negatives=1", "--squad_max_seq_length=256")
+    assert done.returncode == 0, done.stderr[-3000:]
+    packed = tmp_path / "windows.npz"
+    packed.write_bytes(b"".join(p.read_bytes() for p in
+                                sorted((tmp_path / "bundle").glob("part*/squad_windows.npz.*"))))
+    inputs, labels = load_windows(packed)
+    # The dev paragraphs are short: one window per question, the 10 questions' own first.
+    cls = (labels["start_logits"] == 0) & (labels["end_logits"] == 0)
+    assert len(cls) == 10 + cls.sum() and not cls[:10].any()
+    # Between 1 and 10 negatives (a question whose answer is in all 3 other paragraphs gets none);
+    # each is a question of paragraph 0 put before another paragraph's text.
+    assert 1 <= cls.sum() <= 10
+    tokenizer = ReferenceTokenizer(os.path.join(MINILM, "vocab.txt"))
+    questions = {tuple(tokenizer.convert_tokens_to_ids(tokenizer.tokenize(qa["question"])))
+                 for qa in article["paragraphs"][0]["qas"]}
+    first = tuple(tokenizer.convert_tokens_to_ids(tokenizer.tokenize(
+        article["paragraphs"][0]["context"])))[:20]
+    for ids in inputs["token_ids"][cls]:
+        sep = list(ids).index(tokenizer.token_to_id("[SEP]"))
+        assert tuple(ids[1:sep]) in questions
+        assert tuple(ids[sep + 1:sep + 21]) != first
 
 
 @pytest.mark.large
