@@ -47,6 +47,10 @@ flags.DEFINE_integer("squad_article_negatives", 0,
                      "Also ask each train question of this many other paragraphs of its article "
                      "that lack its answers, target [CLS] (keras_bert.data.with_article_negatives: "
                      "the reader of whole documents, issue 55). 0: SQuAD v1.1 as it is.")
+flags.DEFINE_enum("squad_negatives_by", "random", ["random", "bm25"],
+                  "How --squad_article_negatives picks a question's paragraphs: at random, or "
+                  "the ones BM25 ranks highest for it (the hard negatives a retriever hands the "
+                  "reader; keras_bert.retrieval.ArticleBm25Scorer).")
 flags.DEFINE_integer("squad_max_seq_length", 384, "Window length of the packed windows.")
 flags.DEFINE_integer("squad_doc_stride", 128, "Stride between one context's packed windows.")
 flags.DEFINE_integer("squad_train_examples", 0,
@@ -95,6 +99,7 @@ def _squad_windows(out, vocab_file):
     from keras_bert.data.tasks.squad_examples import read_squad_examples
     from keras_bert.data.tasks.squad_examples import squad_examples_from_dataset
     from keras_bert.data.tasks.squad_features import convert_squad_examples
+    from keras_bert.retrieval.article_bm25_scorer import ArticleBm25Scorer
     from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
     from tools.squad_windows import pack_windows
 
@@ -102,7 +107,9 @@ def _squad_windows(out, vocab_file):
     train = os.path.join(FLAGS.data_dir, "squad", "train-v1.1-reconstructed.json.gz")
     if FLAGS.squad_article_negatives:
         with open_data_file(train) as f:
-            dataset = with_article_negatives(json.load(f), FLAGS.squad_article_negatives)
+            scorer = ArticleBm25Scorer() if FLAGS.squad_negatives_by == "bm25" else None
+            dataset = with_article_negatives(json.load(f), FLAGS.squad_article_negatives,
+                                             scorer=scorer)
         examples = squad_examples_from_dataset(dataset, is_training=True,
                                                version_2_with_negative=True, source=train)
     else:
@@ -148,6 +155,9 @@ def main(argv):
         raise app.UsageError("--squad_article_negatives adds windows to --squad_windows' file: "
                              "give --squad_windows too (-1: all). The seeded subsets of "
                              "--squad_seeds are run_squad's questions, without negatives.")
+    if FLAGS.squad_negatives_by != "random" and not FLAGS.squad_article_negatives:
+        raise app.UsageError(f"--squad_negatives_by={FLAGS.squad_negatives_by} picks the "
+                             "paragraphs of --squad_article_negatives: give it too (e.g. 1).")
     if FLAGS.squad_seeds and FLAGS.squad_windows:
         raise app.UsageError("--squad_windows packs the first windows; with --squad_seeds the "
                              "seeded subsets are packed instead. Give one of them.")

@@ -9,6 +9,7 @@ say when the document holds no answer.
 """
 
 from keras_bert.retrieval.answer_calibrator import AnswerCalibrator
+from keras_bert.retrieval.article_bm25_scorer import ArticleBm25Scorer
 from keras_bert.retrieval.bm25_ranker import Bm25Ranker
 from keras_bert.retrieval.bm25_ranker import word_tokens
 from keras_bert.retrieval.dense_ranker import DenseRanker

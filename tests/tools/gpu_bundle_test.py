@@ -86,10 +86,13 @@ def test_flags_that_do_not_go_together_are_one_line_errors(tmp_path):
     assert "--squad_article_negatives=-1: give a whole number >= 0" in done.stderr
     done = _bundle(tmp_path, "--squad_article_negatives=1")
     assert "give --squad_windows too" in done.stderr
+    done = _bundle(tmp_path, "--squad_negatives_by=bm25", "--squad_windows=5")
+    assert "give it too" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "bundle").exists()
 
 
-def test_article_negatives_are_packed_with_cls_targets(tmp_path):
+@pytest.mark.parametrize("negatives_by", ["random", "bm25"])
+def test_article_negatives_are_packed_with_cls_targets(tmp_path, negatives_by):
     """--squad_article_negatives: each of the first 10 dev questions (one paragraph, "train set")
     also asked of another paragraph of its article; those windows target [CLS]."""
     (tmp_path / "data" / "squad").mkdir(parents=True)
@@ -103,7 +106,8 @@ def test_article_negatives_are_packed_with_cls_targets(tmp_path):
         json.dump({"version": "1.1", "data": [article]}, f)
     shutil.copy(shared_data_dir() / "squad" / "dev-v1.1.json.gz", tmp_path / "data" / "squad")
     done = _bundle(tmp_path, "--carry_weights=false", "--squad_windows=-1",
-                   "--squad_article_negatives=1", "--squad_max_seq_length=256")
+                   "--squad_article_negatives=1", "--squad_max_seq_length=256",
+                   f"--squad_negatives_by={negatives_by}")
     assert done.returncode == 0, done.stderr[-3000:]
     packed = tmp_path / "windows.npz"
     packed.write_bytes(b"".join(p.read_bytes() for p in

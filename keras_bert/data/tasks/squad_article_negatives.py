@@ -21,19 +21,25 @@ def _answers(qa):
 
 
 @keras_bert_export("keras_bert.data.with_article_negatives")
-def with_article_negatives(dataset, per_question=1, seed=0):
+def with_article_negatives(dataset, per_question=1, seed=0, scorer=None):
     """`dataset` (a SQuAD v1.1 dict) with, for each answerable question, `per_question` more
     questions: the same text on another paragraph of its article that holds none of its gold
     answers (matched case-insensitively), marked `is_impossible`.
 
-    The paragraphs are drawn at random (`seed`) among those that qualify; a question whose
-    article has fewer gets as many as there are. The added questions sit in their paragraph's
-    `qas` after its own, with ids `<id>_neg<k>`. `dataset` is not changed.
+    The paragraphs are drawn at random (`seed`) among those that qualify, or, given `scorer`,
+    the highest-scoring ones are taken: the hard negatives a retriever hands the reader at
+    run time (Clark & Gardner sample theirs from a TF-IDF ranking). A question whose article
+    has fewer qualifying paragraphs gets as many as there are. The added questions sit in
+    their paragraph's `qas` after its own, with ids `<id>_neg<k>`. `dataset` is not changed.
 
     Args:
         dataset: dict, SQuAD v1.1 JSON (`{"data": [{"paragraphs": [{"context", "qas"}]}]}`).
         per_question: int >= 0, negatives per question.
-        seed: int, the draw's seed.
+        seed: int, the draw's seed (ties of `scorer` are broken at random too).
+        scorer: optional function `(question, contexts) -> scores`: one number per context of
+            the question's article (`contexts` is the same list object for every question of
+            one article, so a scorer may build its index once per article), higher = more
+            like the question. E.g. `lambda q, c: Bm25Ranker(c).scores(q)`.
 
     Returns:
         dict, a SQuAD v2.0-style dataset (`"version": "v2.0"`).
@@ -48,7 +54,8 @@ def with_article_negatives(dataset, per_question=1, seed=0):
     out["version"] = "v2.0"
     for article in out["data"]:
         paragraphs = article["paragraphs"]
-        contexts = [p["context"].lower() for p in paragraphs]
+        originals = [p["context"] for p in paragraphs]
+        contexts = [c.lower() for c in originals]
         added = [[] for _ in paragraphs]
         for p, paragraph in enumerate(paragraphs):
             for qa in paragraph["qas"]:
@@ -57,7 +64,17 @@ def with_article_negatives(dataset, per_question=1, seed=0):
                 answers = [a.lower() for a in _answers(qa)]
                 others = [o for o in range(len(paragraphs))
                           if o != p and not any(a in contexts[o] for a in answers)]
-                for k, o in enumerate(rng.sample(others, min(per_question, len(others)))):
+                if scorer is None:
+                    chosen = rng.sample(others, min(per_question, len(others)))
+                else:
+                    scores = scorer(qa["question"], originals)
+                    if len(scores) != len(paragraphs):
+                        raise ValueError(f"scorer gave {len(scores)} scores for "
+                                         f"{len(paragraphs)} paragraphs: give one per context.")
+                    rng.shuffle(others)  # ties in random order
+                    others.sort(key=lambda o: -float(scores[o]))
+                    chosen = others[:per_question]
+                for k, o in enumerate(chosen):
                     added[o].append({"id": f"{qa['id']}_neg{k}", "question": qa["question"],
                                      "answers": [], "is_impossible": True})
         for paragraph, extra in zip(paragraphs, added):

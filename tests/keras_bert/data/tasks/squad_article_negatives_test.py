@@ -106,3 +106,34 @@ def test_the_windows_of_a_negative_target_cls(dev_articles):
     assert len(starts) == len(examples)
     for example, start, end in zip(examples, starts, ends):
         assert (start == 0 and end == 0) == example.is_impossible, example.qas_id
+
+
+def test_a_scorer_picks_the_highest_scoring_paragraphs_without_the_answer(dev_articles):
+    # The scorer: how many of the question's lower-cased words a paragraph holds. The oracle
+    # recomputes it here and checks each negative is a best qualifying paragraph.
+    def words(text):
+        return set(text.lower().replace("?", " ").replace(",", " ").replace(".", " ").split())
+
+    calls = []
+
+    def overlap(question, contexts):
+        calls.append(id(contexts))
+        return [len(words(question) & words(c)) for c in contexts]
+
+    out = with_article_negatives(dev_articles, per_question=2, seed=0, scorer=overlap)
+    assert len(set(calls)) == len(dev_articles["data"])  # one contexts list per article
+    original = _questions(dev_articles)
+    chosen = collections.defaultdict(list)
+    for qid, (a, p, _) in _questions(out).items():
+        if "_neg" in qid:
+            chosen[qid.rsplit("_neg", 1)[0]].append(p)
+    for qid, (a, p, qa) in original.items():
+        paragraphs = dev_articles["data"][a]["paragraphs"]
+        free = [o for o, other in enumerate(paragraphs) if o != p and
+                all(x["text"].lower() not in other["context"].lower() for x in qa["answers"])]
+        scores = {o: len(words(qa["question"]) & words(paragraphs[o]["context"])) for o in free}
+        best = sorted(scores.values(), reverse=True)[:2]
+        assert sorted((scores[o] for o in chosen[qid]), reverse=True) == best, qid
+    # Scores that do not cover the article are refused in one line.
+    with pytest.raises(ValueError, match="give one per context"):
+        with_article_negatives(dev_articles, 1, scorer=lambda q, c: [1.0])
