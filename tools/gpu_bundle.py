@@ -166,6 +166,12 @@ def main(argv):
     except ValueError:
         raise app.UsageError(f"--squad_seeds={','.join(FLAGS.squad_seeds)}: give whole numbers, "
                              "such as 0,1,2.") from None
+    if FLAGS.squad_windows or FLAGS.squad_seeds:
+        for name in ("train-v1.1-reconstructed.json.gz", "dev-v1.1.json.gz"):
+            path = os.path.join(FLAGS.data_dir, "squad", name)
+            if not os.path.exists(path):
+                raise app.UsageError(f"{path} does not exist: point --data_dir at the shared "
+                                     "data folder (its squad/ holds both SQuAD files).")
     out = FLAGS.output_dir
     if os.path.exists(out):
         shutil.rmtree(out)

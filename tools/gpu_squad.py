@@ -91,9 +91,13 @@ def _models():
         return BertQuestionAnswerer(BertEncoder.from_bert_config(
             read_hf_config(FLAGS.init_checkpoint))), None
     model = BertQuestionAnswerer(encoder_from_hf_checkpoint(FLAGS.init_checkpoint))
+    report = load_hf_checkpoint(model, FLAGS.init_checkpoint)  # the span head too, if it has one
     if not FLAGS.student_layers:
+        # A fine-tuned SQuAD folder continues with its own span head (a continuation on new
+        # windows); a pretrained encoder's folder has none, and the head starts fresh.
+        print("Span head: " + ("new (--init_checkpoint has none)" if report.heads_not_in_checkpoint
+                               else f"continued from {FLAGS.init_checkpoint}"), flush=True)
         return model, None
-    report = load_hf_checkpoint(model, FLAGS.init_checkpoint)  # the span head too
     if report.heads_not_in_checkpoint:
         raise app.UsageError(f"--student_layers: {FLAGS.init_checkpoint} has no span head; "
                              "pass a fine-tuned SQuAD model as the teacher.")

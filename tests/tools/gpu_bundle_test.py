@@ -86,6 +86,9 @@ def test_flags_that_do_not_go_together_are_one_line_errors(tmp_path):
     assert "--squad_article_negatives=-1: give a whole number >= 0" in done.stderr
     done = _bundle(tmp_path, "--squad_article_negatives=1")
     assert "give --squad_windows too" in done.stderr
+    done = _bundle(tmp_path, "--squad_windows=5", f"--data_dir={tmp_path / 'nowhere'}")
+    assert "squad/train-v1.1-reconstructed.json.gz does not exist" in done.stderr
+    assert "Traceback" not in done.stderr
     done = _bundle(tmp_path, "--squad_negatives_by=bm25", "--squad_windows=5")
     assert "give it too" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "bundle").exists()

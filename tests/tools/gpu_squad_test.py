@@ -115,6 +115,16 @@ def test_fine_tunes_writes_a_folder_transformers_reads_and_a_student(data, tmp_p
     np.testing.assert_allclose(predicted["end_logits"][real], out.end_logits.numpy()[real],
                                atol=1e-4)
 
+    # Continuing the fine-tuned folder keeps its span head: one step at learning rate 0 leaves
+    # the model as it was, so its dev score is the parent's own (a fresh head scores ~1 F1).
+    again = tmp_path / "again"
+    run = _run(f"--init_checkpoint={parent}", *_common(squad, windows, again),
+               "--num_train_steps=1", "--learning_rate=0")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert f"Span head: continued from {parent}" in run.stdout
+    continued = json.loads((again / "gpu_squad_results.json").read_text())["eval"]
+    assert abs(continued["f1"] - results["eval"]["f1"]) < 1e-6, (continued, results["eval"])
+
     # A distilled 3-layer student of it, saved in float16 and stopped by --max_train_seconds
     # after its first step (whose tracing alone takes seconds), then saved and scored all the same.
     student = tmp_path / "student"
