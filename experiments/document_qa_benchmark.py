@@ -156,9 +156,9 @@ def _evaluate_in(records, ranker, k, calibrator=None):
     return np.array(f1), np.array(em), np.array(scores)
 
 
-def study(train, dev, max_k):
+def study(train, dev, max_k, rankers=RANKERS):
     results = {}
-    for ranker in RANKERS:
+    for ranker in rankers:
         for k in range(1, max_k + 1):
             name = f"{ranker} top {k}"
             f1, em, scores, out = evaluate(dev, ranker, k)
@@ -189,6 +189,9 @@ def main(argv=None):
                              "rankers): with --dev_jsonl, the whole dev set for the settings "
                              "both hold.")
     parser.add_argument("--max_k", type=int, default=3)
+    parser.add_argument("--rankers", default=",".join(RANKERS),
+                        help="The rankers studied: those whose first --max_k passages the "
+                             "records hold (document_qa_collect --rankers, --top).")
     parser.add_argument("--ship", default="rrf top 3/reader+both",
                         help="The setting and features of the shipped calibrator.")
     parser.add_argument("--output_json", default=None)
@@ -197,7 +200,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     train, dev = load(args.train_jsonl), load(args.dev_jsonl)
     print(f"{len(train)} training questions, {len(dev)} dev questions", flush=True)
-    results = study(train, dev, args.max_k)
+    rankers = tuple(args.rankers.split(","))
+    unknown = sorted(set(rankers) - set(RANKERS))
+    if unknown:
+        parser.error(f"--rankers: unknown {unknown}; choose from {', '.join(RANKERS)}.")
+    results = study(train, dev, args.max_k, rankers)
 
     setting, feature_set = args.ship.split("/")
     ranker, k = setting.split(" top ")
@@ -265,7 +272,7 @@ def plot(shipped, path):
     ax.plot([p["in_article_abstained"] for p in points],
             [p["out_of_article_abstained"] for p in points], label="thresholds 0 to 1")
     ax.plot([shipped["in_article_abstained"]], [shipped["out_of_article_abstained"]], "o",
-            color="C3", label=f"shipped threshold {shipped['threshold']:.3f}")
+            color="C3", label=f"threshold {shipped['threshold']:.3f}, chosen on training questions")
     ax.axvline(5, color="grey", lw=0.8, ls="--")
     ax.axhline(80, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("questions with an answer in the article: abstained on (%)")

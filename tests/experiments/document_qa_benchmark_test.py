@@ -76,3 +76,13 @@ def test_the_study_end_to_end(tmp_path):
     calibrator = AnswerCalibrator.load(tmp_path / "c.json")
     assert calibrator.info["ranker"] == "rrf" and calibrator.info["passages"] == 2
     assert (tmp_path / "curve.png").read_bytes()[:4] == b"\x89PNG"
+    # --rankers keeps the study to the rankers the records hold; an unknown one is refused.
+    bench.main([f"--train_jsonl={tmp_path / 'train.jsonl'}",
+                f"--dev_jsonl={tmp_path / 'dev.jsonl'}", "--max_k=2", "--rankers=bm25,rrf",
+                "--ship=rrf top 2/reader+cosine", f"--output_json={tmp_path / 'two.json'}"])
+    two = json.loads((tmp_path / "two.json").read_text())
+    assert sorted(two["results"]) == ["bm25 top 1", "bm25 top 2", "rrf top 1", "rrf top 2"]
+    assert two["results"]["rrf top 2"] == record["results"]["rrf top 2"]
+    with pytest.raises(SystemExit):
+        bench.main([f"--train_jsonl={tmp_path / 'train.jsonl'}",
+                    f"--dev_jsonl={tmp_path / 'dev.jsonl'}", "--rankers=bm25,tfidf"])
