@@ -19,6 +19,8 @@ import os
 import sys
 import time
 
+from tools.squad_windows import NEGATIVES_BY
+
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -26,7 +28,7 @@ def main(argv=None):
     parser.add_argument("--vocab", default="apps/models/vocab.txt")
     parser.add_argument("--questions", type=int, default=8000, help="Questions taken (seeded).")
     parser.add_argument("--per_question", type=int, default=1, help="Negatives per question.")
-    parser.add_argument("--negatives_by", choices=("bm25", "random"), default="bm25")
+    parser.add_argument("--negatives_by", choices=NEGATIVES_BY, default="bm25")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max_seq_length", type=int, default=384)
     parser.add_argument("--doc_stride", type=int, default=128)
@@ -40,11 +42,9 @@ def main(argv=None):
 
     from keras_bert.data.data_files import open_data_file
     from keras_bert.data.seeded_subset import seeded_subset
-    from keras_bert.data.tasks.squad_article_negatives import with_article_negatives
-    from keras_bert.data.tasks.squad_examples import squad_examples_from_dataset
     from keras_bert.data.tasks.squad_features import convert_squad_examples
-    from keras_bert.retrieval.article_bm25_scorer import ArticleBm25Scorer
     from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
+    from tools.squad_windows import article_negative_examples
     from tools.squad_windows import pack_windows
 
     started = time.time()
@@ -57,10 +57,8 @@ def main(argv=None):
     for article in dataset["data"]:
         for paragraph in article["paragraphs"]:
             paragraph["qas"] = [qa for qa in paragraph["qas"] if qa["id"] in keep]
-    scorer = ArticleBm25Scorer() if args.negatives_by == "bm25" else None
-    dataset = with_article_negatives(dataset, args.per_question, seed=args.seed, scorer=scorer)
-    examples = squad_examples_from_dataset(dataset, is_training=True,
-                                           version_2_with_negative=True, source=args.squad)
+    examples = article_negative_examples(dataset, args.per_question, args.negatives_by,
+                                         seed=args.seed, source=args.squad)
     windows = convert_squad_examples(examples, ReferenceTokenizer(args.vocab),
                                      max_seq_length=args.max_seq_length,
                                      doc_stride=args.doc_stride, is_training=True)

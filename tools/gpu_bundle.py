@@ -37,6 +37,7 @@ from absl import flags
 
 from tools.file_parts import float16_copy
 from tools.file_parts import split_file
+from tools.squad_windows import NEGATIVES_BY
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("output_dir", ".gpu", "Where the pieces go (git-ignored).")
@@ -47,7 +48,7 @@ flags.DEFINE_integer("squad_article_negatives", 0,
                      "Also ask each train question of this many other paragraphs of its article "
                      "that lack its answers, target [CLS] (keras_bert.data.with_article_negatives: "
                      "the reader of whole documents, issue 55). 0: SQuAD v1.1 as it is.")
-flags.DEFINE_enum("squad_negatives_by", "random", ["random", "bm25"],
+flags.DEFINE_enum("squad_negatives_by", "random", list(NEGATIVES_BY),
                   "How --squad_article_negatives picks a question's paragraphs: at random, or "
                   "the ones BM25 ranks highest for it (the hard negatives a retriever hands the "
                   "reader; keras_bert.retrieval.ArticleBm25Scorer).")
@@ -95,23 +96,18 @@ def _squad_windows(out, vocab_file):
     squad_windows_seed<k>.npz. Returns the files."""
     from keras_bert.data.data_files import open_data_file
     from keras_bert.data.seeded_subset import seeded_subset
-    from keras_bert.data.tasks.squad_article_negatives import with_article_negatives
     from keras_bert.data.tasks.squad_examples import read_squad_examples
-    from keras_bert.data.tasks.squad_examples import squad_examples_from_dataset
     from keras_bert.data.tasks.squad_features import convert_squad_examples
-    from keras_bert.retrieval.article_bm25_scorer import ArticleBm25Scorer
     from keras_bert.tokenization.reference_tokenizer import ReferenceTokenizer
+    from tools.squad_windows import article_negative_examples
     from tools.squad_windows import pack_windows
 
     tokenizer = ReferenceTokenizer(vocab_file)
     train = os.path.join(FLAGS.data_dir, "squad", "train-v1.1-reconstructed.json.gz")
     if FLAGS.squad_article_negatives:
         with open_data_file(train) as f:
-            scorer = ArticleBm25Scorer() if FLAGS.squad_negatives_by == "bm25" else None
-            dataset = with_article_negatives(json.load(f), FLAGS.squad_article_negatives,
-                                             scorer=scorer)
-        examples = squad_examples_from_dataset(dataset, is_training=True,
-                                               version_2_with_negative=True, source=train)
+            examples = article_negative_examples(json.load(f), FLAGS.squad_article_negatives,
+                                                 FLAGS.squad_negatives_by, source=train)
     else:
         examples = read_squad_examples(train, is_training=True)
 

@@ -39,7 +39,7 @@ def with_article_negatives(dataset, per_question=1, seed=0, scorer=None):
         scorer: optional function `(question, contexts) -> scores`: one number per context of
             the question's article (`contexts` is the same list object for every question of
             one article, so a scorer may build its index once per article), higher = more
-            like the question. E.g. `lambda q, c: Bm25Ranker(c).scores(q)`.
+            like the question, such as `keras_bert.retrieval.ArticleBm25Scorer()`.
 
     Returns:
         dict, a SQuAD v2.0-style dataset (`"version": "v2.0"`).
