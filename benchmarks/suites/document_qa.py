@@ -6,8 +6,8 @@ dev) and its suggested questions, with the shipped files (apps/models) through a
 
 - "read every window": today's app, `QuestionAnsweringPipeline` over the whole text (384-token
   windows, stride 128), the best span whatever it is;
-- "BM25, top 3, logits merged": `DocumentQuestionAnsweringPipeline(ranker="bm25", passages=3)`
-  without a calibrator;
+- "BM25, top k, logits merged": `DocumentQuestionAnsweringPipeline(ranker="bm25", passages=k)`
+  without a calibrator, k the shipped pipeline's passage count;
 - "shipped": `DocumentQuestionAnsweringPipeline.from_pretrained` with the embedder and
   `answer_calibrator.json` (its ranker and passage count), the question embedded once.
 
@@ -41,7 +41,7 @@ def run(config_name, options, log=print):
         raise FileNotFoundError("apps/models/answer_calibrator.json is missing: the shipped "
                                 "pipeline needs it (python -m experiments.document_qa_benchmark).")
     bm25 = keras_bert.DocumentQuestionAnsweringPipeline(shipped.reader, ranker="bm25",
-                                                        passages=3)
+                                                        passages=shipped.passages)
     begin = time.perf_counter()
     passages = shipped.split(document).passages
     one_time_s = time.perf_counter() - begin
@@ -58,7 +58,7 @@ def run(config_name, options, log=print):
 
     candidates = {
         "read every window": (asking(shipped.reader), 1),
-        "BM25, top 3, logits merged": (asking(bm25), 1),
+        f"BM25, top {bm25.passages}, logits merged": (asking(bm25), 1),
         f"shipped: {shipped.ranker}, top {shipped.passages}, calibrated": (asking(shipped), 1),
     }
     log(f"document_qa: {len(document):,} characters, {len(passages)} passages, {windows} "

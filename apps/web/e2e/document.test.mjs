@@ -23,9 +23,9 @@ const articles = JSON.parse(readFileSync(path.join(WEB_DIR, 'data', 'articles.js
 const article = articles.find((a) => a.id === 'rhine');
 const CALIBRATOR = path.join(REPO_ROOT, 'apps', 'models', 'answer_calibrator.json');
 const SQUAD_DEV = path.resolve(REPO_ROOT, '..', 'shared', 'data', 'squad', 'dev-v1.1.json.gz');
-// A late-paragraph question the shipped models answer with a wide margin (Python: "September
-// 1944" at 0.82, the next distinct span at 0.61; threshold 0.12), and a question from the Force
-// article whose best span is far below the threshold (Python: 0.004).
+// A late-paragraph question the shipped models answer well above the threshold (Python,
+// 2026-11-29: "September 1944" at 0.77; threshold 0.16), and a question from the Force article
+// whose best span is far below it (Python: 0.004).
 const QUESTION = 'When was Operation Market Garden?';
 const QUESTION_WITHOUT_ANSWER = 'What concept did philosophers in antiquity use to study simple machines?';
 const NO_ANSWER_TEXT = 'No answer in this document';
@@ -137,11 +137,13 @@ describe('asking a whole document in Chromium', { skip }, () => {
     assert.ok(out.source, 'the answering passage is not shown');
     assert.equal(out.source.mark, out.answerText);
     assert.ok(article.context.includes(out.source.passage));
-    assert.match(out.source.label, /^From passage \d+ of \d+ \(ranked [1-3] of the 3 read/);
+    // The shipped calibrator says how many passages are read (info.passages).
+    const read = JSON.parse(readFileSync(CALIBRATOR, 'utf8')).info.passages;
+    assert.match(out.source.label, new RegExp(`^From passage \\d+ of \\d+ \\(ranked [1-${read}] of the ${read} read`));
     assert.match(out.score, /% \(calibrated\)/);
-    // The passages were embedded once, with progress, before the 3 best were read.
+    // The passages were embedded once, with progress, before the best were read.
     assert.ok(out.progress.some((p) => /^Embedding passages: \d+ of \d+/.test(p)), `progress: ${out.progress}`);
-    assert.match(out.timing, /for 3 windows \(3 of \d+ passages read, ranked by BM25 and the sentence embedder/);
+    assert.match(out.timing, new RegExp(`for ${read} windows \\(${read} of \\d+ passages read, ranked by BM25 and the sentence embedder`));
     assert.match(out.timing, /cut into \d+ passages and embedded in \d+ ms \(once\)/);
     const info = await page.evaluate(() => window.__qa.info());
     assert.ok(info.embedder && info.documentReady);

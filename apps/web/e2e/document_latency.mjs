@@ -13,7 +13,7 @@
 //   384-token window, stride 128, the best span);
 // - "shipped": the document mode (`__qa.askDocument`: the embedder and
 //   /models/answer_calibrator.json, its ranker and passage count, rank fusion of BM25 and the
-//   embedder, top 3), after `__qa.prepareDocument` has cut and embedded the article once; that
+//   embedder, top 5 as shipped), after `__qa.prepareDocument` has cut and embedded the article once; that
 //   one-time cost is timed on its own (and the loading of the calibrator and embedder beside it).
 //
 // Both models are set to --threads threads first. `warmup` untimed questions of each candidate,

@@ -86,10 +86,10 @@ for (const c of golden.cases) {
   });
 }
 
-test("the shipped calibrator: rank fusion of 3 passages, embedded once per document", async () => {
+test("the shipped calibrator: rank fusion of 5 passages, embedded once per document", async () => {
   const embed = fakeEmbedder();
   const qa = pipeline({ calibrator: shipped, embedder: embed });
-  assert.deepEqual([qa.ranker, qa.passages, qa.usesEmbeddings], ["rrf", 3, true]);
+  assert.deepEqual([qa.ranker, qa.passages, qa.usesEmbeddings], ["rrf", 5, true]);
   const progress = [];
   const entry = await qa.document(document, { onProgress: (p) => progress.push(`${p.done}/${p.total}`) });
   const n = entry.passages.length;
@@ -97,8 +97,8 @@ test("the shipped calibrator: rank fusion of 3 passages, embedded once per docum
   assert.deepEqual(progress, Array.from({ length: n + 1 }, (_, i) => `${i}/${n}`));
   for (const question of [...article.questions, ...article.questions_without_answer]) {
     const r = await qa.answer(question, document, { topK: 5 });
-    assert.deepEqual(r.retrieved.map((x) => x.rank), [1, 2, 3]);
-    assert.equal(r.windows, 3);
+    assert.deepEqual(r.retrieved.map((x) => x.rank), [1, 2, 3, 4, 5]);
+    assert.equal(r.windows, 5);
     if (!r.noAnswer) {
       assert.ok(r.start >= r.passageStart && r.end <= r.passageEnd);
       assert.equal(document.slice(r.passageStart, r.passageEnd), entry.passages[r.passage].text);
@@ -119,7 +119,7 @@ test("retrieve: BM25 order, bm25_match = score / bound, inverse rank", async () 
   const retrieved = await qa.retrieve(question, document);
   const entry = await qa.document(document);
   const bm25 = new Bm25Ranker(entry.passages.map((p) => p.text));
-  assert.deepEqual(retrieved.map((r) => r.passage), bm25.rank(question, 3));
+  assert.deepEqual(retrieved.map((r) => r.passage), bm25.rank(question, shippedBm25.info.passages));
   const scores = bm25.scores(question);
   for (const r of retrieved) {
     assert.equal(r.bm25Match, scores[r.passage] / bm25.scoreBound(question));

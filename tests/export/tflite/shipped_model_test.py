@@ -180,19 +180,19 @@ class _ShippedModel:
 class FullInt8ModelTest(_ShippedModel, TestCase):
     FILE = "squad_minilm_int8.tflite"
     OP_DTYPES = {name: {"int8", "int32"} for name in ("FULLY_CONNECTED", "BATCH_MATMUL", "SOFTMAX")}
-    # Measured on 2026-11-28 (2-core Intel Xeon with AMX): EM 52.50, F1 70.04. This file (QAT
-    # with the hidden-state term on the split-variance int8 graph, docs/export.md) scores whole
-    # dev F1 83.22 against 82.10 for the one before it (45.00 / 63.13 on these 40 questions:
+    # Measured on 2026-11-29 (2-core AMD EPYC Zen 3): EM 50.00, F1 69.70. This file (QAT with
+    # the hidden-state term on the split-variance int8 graph, docs/export.md, from the reader
+    # retrained on negative passages, docs/retrieval.md) scores whole-dev F1 82.57 (the file
+    # before it, from the 2-epoch parent alone: 83.22, and 52.50 / 70.04 on these 40 questions;
     # each of the 40 moves the figure by up to 2.5).
-    HELD_OUT_40 = [52.5, 70.04]
-    # Measured on 2026-11-28, 200 windows: relative logit error median 0.137, 95th percentile
-    # 0.221 (QAT moved the weights for 600 steps from the parent read back out of the dynamic
-    # file, tools/tflite_to_checkpoint.py, so this is rounding + QAT + int8 against the float
-    # parent; the file before it: 0.233 / 0.375); answers agree on 85.0 % of the questions
-    # (was 79.0 %); official F1 74.85 (int8) vs 73.28 (float). Bounds: the measured values plus
-    # a margin (7 questions of agreement, 1 F1 point), far from what a broken file gives (a
-    # shuffled weight tensor: agreement near 0, errors near 1).
-    PARENT_BOUNDS = (0.16, 0.26, 0.815, 2.6)
+    HELD_OUT_40 = [50.0, 69.7]
+    # Measured on 2026-11-29, 200 windows: relative logit error median 0.157, 95th percentile
+    # 0.232 (rounding + 600 QAT steps + int8 against the float parent; the file before it:
+    # 0.137 / 0.221); answers agree on 85.5 % of the questions; official F1 73.15 (int8) vs
+    # 71.93 (float). Bounds: the measured values plus a margin (7 questions of agreement, 1 F1
+    # point), far from what a broken file gives (a shuffled weight tensor: agreement near 0,
+    # errors near 1).
+    PARENT_BOUNDS = (0.18, 0.27, 0.82, 2.3)
 
 
 class DynamicInt8ModelTest(_ShippedModel, TestCase):
@@ -201,15 +201,20 @@ class DynamicInt8ModelTest(_ShippedModel, TestCase):
     # inside the kernel), the attention products and softmax stay float32.
     OP_DTYPES = {"FULLY_CONNECTED": {"int8", "float32"}, "BATCH_MATMUL": {"float32"},
                  "SOFTMAX": {"float32"}}
-    # Measured on 2026-11-27 (XNNPACK, 2-core AMD EPYC Zen 4): EM 47.50, F1 65.73 (the file
-    # before it: 55.00 / 70.39; 40 questions move by 2.5 each: on the 200 below the new parent
-    # scores 73.28 against the old one's 70.88).
-    HELD_OUT_40 = [47.5, 65.73]
-    # Measured on 2026-11-27, 200 windows: relative logit error median 0.032, 95th percentile
-    # 0.057 (weights rounded to int8 and nothing else: no training moved them); answers agree
-    # on 98.0 % of the questions; official F1 73.20 against the float parent's 73.28. Bounds:
-    # the measured values plus a margin (7 questions of agreement, 1 F1 point).
-    PARENT_BOUNDS = (0.05, 0.09, 0.94, 1.1)
+    # Measured on 2026-11-29 (XNNPACK, 2-core AMD EPYC Zen 3): EM 52.50, F1 70.79 (the file
+    # before it, from the 2-epoch parent alone: 47.50 / 65.73; 40 questions move by 2.5 each).
+    HELD_OUT_40 = [52.5, 70.79]
+    # Measured on 2026-11-29, 200 windows: relative logit error median 0.171, 95th percentile
+    # 0.283; answers agree on 95.5 % of the questions; official F1 73.47 against the float
+    # parent's 71.93. Weights rounded to int8 and nothing else, yet 5x the file before it
+    # (0.032 / 0.057 from the 2-epoch parent): the retrained reader puts weight on [CLS] (its
+    # negative passages' target), and int8 weights lower its [CLS] logits by 1.4 (start) and
+    # 1.2 (end) on average against the parent's ~3.2, while the other positions move by ~0.1
+    # (median relative error without [CLS] 0.10); a float32 .tflite of the same parent matches
+    # it exactly, so it is the rounding, not the graph. The calibrators are fitted on this
+    # file's own logits. Bounds: the measured values plus a margin (7 questions of agreement,
+    # 1 F1 point).
+    PARENT_BOUNDS = (0.19, 0.32, 0.92, 2.6)
 
     def test_every_layer_weight_is_int8(self):
         """The 36 weight matrices of the 6 transformer layers are int8; only the span head's

@@ -98,7 +98,7 @@ def shipped(request):
     qa = keras_bert.DocumentQuestionAnsweringPipeline.from_pretrained(
         READER, embedder_path=embedder, num_threads=2)
     assert qa.calibrator is not None and qa.ranker == qa.calibrator.info["ranker"]
-    assert qa.passages == qa.calibrator.info["passages"] == 3
+    assert qa.passages == qa.calibrator.info["passages"] == 5
     assert ("cosine" in qa.calibrator.features) == (embedder is not None)
     return qa
 
@@ -115,10 +115,12 @@ def test_the_shipped_calibrators_answer_in_article_and_abstain_out_of_it(article
     abstained_in = sum(a["no_answer"] for a in answers) / len(answers)
     elsewhere = [shipped(question, other) for question, _ in late]
     abstained_out = sum(a["no_answer"] for a in elsewhere) / len(elsewhere)
-    # Measured here (56 questions, 2026-11-28, Zen 3): rank fusion + cosine: F1 46.8, 0 of 56
-    # abstained in article, 56 of 56 out of it; BM25 only: F1 54.8, 1 and 51 (docs/retrieval.md
-    # has all of dev). Floors: 8 points of F1 below, at most 10 % wrongly abstained, at least
-    # 80 % rightly (the bar).
+    # Measured here (56 questions, 2026-11-29, Zen 3, the files shipped since that day: the
+    # reader retrained on negative passages, 5 passages): rank fusion + cosine: F1 51.8, 1 of 56
+    # abstained in article, 56 of 56 out of it; BM25 only: F1 53.6, 1 and 55 (the files before,
+    # 3 passages: 46.8, 0, 56; 54.8, 1, 51; docs/retrieval.md has all of dev). Floors: 8 points
+    # of F1 below the first files, at most 10 % wrongly abstained, at least 80 % rightly (the
+    # issue's bar).
     f1_floor = {"rrf": 0.38, "bm25": 0.46}[shipped.ranker]
     assert sum(f1) / len(f1) >= f1_floor, f1
     assert abstained_in <= 0.10
