@@ -13,8 +13,9 @@
 //   384-token window, stride 128, the best span);
 // - "shipped": the document mode (`__qa.askDocument`: the embedder and
 //   /models/answer_calibrator.json, its ranker and passage count, rank fusion of BM25 and the
-//   embedder, top 5 as shipped), after `__qa.prepareDocument` has cut and embedded the article once; that
-//   one-time cost is timed on its own (and the loading of the calibrator and embedder beside it).
+//   embedder, top 5 as shipped), after `__qa.prepareDocument` has cut and embedded the article
+//   once; that one-time cost is timed on its own (and the loading of the calibrator and embedder
+//   beside it).
 //
 // Both models are set to --threads threads first. `warmup` untimed questions of each candidate,
 // then `rounds` rounds; in each, every question once per candidate, the candidates alternating
